@@ -1,0 +1,78 @@
+# wasmdbg: one entry point. `make` builds build/wasmdbg; `make test` runs every test;
+# `make run` runs the main job on the bundled example; `make spec`, `make bench`.
+# BUILD selects a variant: release (default), debug, asan, switch (no computed goto).
+
+BUILD ?= release
+CC ?= cc
+O := build/$(BUILD)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wundef -Wwrite-strings -Wstrict-prototypes \
+        -Wmissing-prototypes -Wvla
+CFLAGS_release := -O2 -g -DNDEBUG
+CFLAGS_debug   := -O0 -g
+CFLAGS_asan    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS_switch  := -O2 -g -DNDEBUG -DWD_USE_GOTO=0
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) $(CFLAGS_$(BUILD))
+LDFLAGS_asan := -fsanitize=address,undefined
+LDLIBS := -ljansson -lm
+
+# The core (base, decode, link, eval) depends on libc only; -Wconversion in base/ and decode/.
+CORE_DIRS := base decode link eval
+LIB_DIRS := $(CORE_DIRS) vm profiler
+LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
+CLI_SRCS := $(wildcard cli/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+SPEC_SRCS := $(wildcard tests/spec/*.c)
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(O)/%.o)
+SPEC_OBJS := $(SPEC_SRCS:%.c=$(O)/%.o)
+
+.PHONY: all test unit spec bench run clean deps golden-update
+all: build/wasmdbg
+
+build/wasmdbg: $(O)/wasmdbg
+	@mkdir -p build
+	cp $< $@
+
+$(O)/libwd.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(O)/wasmdbg: $(CLI_OBJS) $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+
+$(O)/unit_tests: $(UNIT_OBJS) $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+
+$(O)/spec_runner: $(SPEC_OBJS) $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+
+$(O)/base/%.o: base/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Wconversion -MMD -MP -c -o $@ $<
+$(O)/decode/%.o: decode/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Wconversion -MMD -MP -c -o $@ $<
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -MMD -MP -c -o $@ $<
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# Installs what the build and tests need on a fresh Debian 12 (wabt, jansson).
+deps:
+	@sh tests/deps.sh
+
+unit: deps $(O)/unit_tests
+	$(O)/unit_tests
+
+spec: deps $(O)/spec_runner
+	sh tests/spec/run.sh $(O)/spec_runner
+
+test: deps
+	sh tests/run.sh
+
+clean:
+	rm -rf build

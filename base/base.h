@@ -1,0 +1,42 @@
+/* base.h: compiler shims and the few macros every layer uses. libc only. */
+#ifndef WD_BASE_BASE_H
+#define WD_BASE_BASE_H
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define WD_LIKELY(x)      __builtin_expect(!!(x), 1)
+#define WD_UNLIKELY(x)    __builtin_expect(!!(x), 0)
+#define WD_NOINLINE       __attribute__((noinline))
+#define WD_INLINE         static inline __attribute__((always_inline))
+#define WD_NODISCARD      __attribute__((warn_unused_result))
+#define WD_PRINTF(f, a)   __attribute__((format(printf, f, a)))
+#define WD_UNUSED         __attribute__((unused))
+#define WD_HAVE_GOTO      1
+#else
+#define WD_LIKELY(x)      (x)
+#define WD_UNLIKELY(x)    (x)
+#define WD_NOINLINE
+#define WD_INLINE         static inline
+#define WD_NODISCARD
+#define WD_PRINTF(f, a)
+#define WD_UNUSED
+#define WD_HAVE_GOTO      0
+#endif
+
+/* Computed-goto dispatch where the compiler has it; -DWD_USE_GOTO=0 selects the switch. */
+#ifndef WD_USE_GOTO
+#define WD_USE_GOTO WD_HAVE_GOTO
+#endif
+
+/* Guards invariants that no input can break. A fuzzer that trips one found a bug. */
+#define WD_ASSERT(c) assert(c)
+
+#define WD_ARRAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define WD_MIN(a, b)      ((a) < (b) ? (a) : (b))
+#define WD_MAX(a, b)      ((a) > (b) ? (a) : (b))
+
+#endif

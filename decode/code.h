@@ -1,0 +1,149 @@
+/* code.h: the internal code a function body is translated into, once, at decode.
+ *
+ * The machine. Each call has a frame of 64-bit slots on the thread's value stack; `fp`
+ * points at slot 0. Slots [0, param_count) hold the parameters, [param_count,
+ * local_slots) the declared locals (zeroed on entry), and above them the operand stack.
+ * Because WebAssembly validation fixes the operand stack height at every instruction,
+ * the translator knows the slot of every operand statically: instructions name their
+ * operands as fp-relative slot indices and the interpreter keeps no stack pointer.
+ * (A v128 takes two consecutive slots, low half first.)
+ *
+ * Instructions are fixed-width (16 bytes): an opcode and three 32-bit operands; `bc`
+ * aliases b and c as one 64-bit operand. A DATA instruction carries extra operands of
+ * the instruction before it and is never executed.
+ *
+ * Metering. Every basic block starts with a METER whose `a` is the block's charge: the
+ * sum of costs[] of the instructions from the METER up to (not including) the next
+ * METER. A basic block ends after every branch, conditional branch, call, return and
+ * trap-only instruction, and starts at every branch target and after every call, so the
+ * tick counter at a call, return, branch or trap can be made exact: on a trap at
+ * instruction i the interpreter refunds costs[j] for i < j < next METER. costs[i] is
+ * what instruction i costs when executed alone (single-step mode); for a METER it is 0,
+ * except for the METER at index 0 of a function, whose cost is the function-entry cost
+ * (call_entry + call_per_param * params + call_per_local * declared locals). No branch
+ * ever targets index 0. Costs of instructions the translator elides (nop, block, end,
+ * drop, local.get folded into MOV, ...) are added to the next instruction emitted in the
+ * same basic block; where a basic block would end with such a pending cost, a NOP_COST
+ * carrying it is emitted.
+ *
+ * Operands of MISC and internal instructions (numeric ones: see ops.def):
+ *   UNREACHABLE                  trap "unreachable"
+ *   BR_TABLE  a=index slot b=entry count n (targets + default, >= 1) c=arity;
+ *             followed by n DATA: a=target insn, b=dst slot, c=src slot.
+ *             i = min(fp[a].u32, n-1); move `arity` slots from src to dst (memmove);
+ *             jump to entry i's target.
+ *   RETURN    a=slot of the first result b=result slot count: copy them to fp[0..b),
+ *             pop the frame, continue in the caller after its CALL.
+ *   CALL      a=function index (module index space) b=slot of the first argument:
+ *             the callee's fp is fp+b; its results are left at fp[b...].
+ *   CALL_INDIRECT a=type index b=slot of the first argument c=table index; the element
+ *             index is in slot b + (param slots of type a). Traps: "undefined element"
+ *             (index >= table size), "uninitialized element" (null), "indirect call
+ *             type mismatch".
+ *   SELECT    a=slot of the first operand: fp[a] = fp[a+2].u32 ? fp[a] : fp[a+1]
+ *             (for v128, a/a+1 are the first, a+2/a+3 the second, a+4 the condition:
+ *             b = slots per value, 1 or 2)
+ *   GLOBAL_GET a=dst b=global index      GLOBAL_SET a=src b=global index
+ *   TABLE_GET  a=dst b=index slot c=table          TABLE_SET a=index slot (ref at a+1) c=table
+ *   TABLE_SIZE a=dst c=table                       TABLE_GROW a=init ref slot (n at a+1),
+ *                                                  result (old size or -1) at a; c=table
+ *   TABLE_FILL a=i slot (ref a+1, n a+2) c=table
+ *   TABLE_COPY a=d slot (s a+1, n a+2) b=dst table c=src table
+ *   TABLE_INIT a=d slot (s a+1, n a+2) b=elem segment c=table
+ *   ELEM_DROP  a=elem segment
+ *   MEMORY_SIZE a=dst                              MEMORY_GROW a=dst b=delta slot
+ *   MEMORY_FILL a=d slot (val a+1, n a+2)          MEMORY_COPY a=d slot (s a+1, n a+2)
+ *   MEMORY_INIT a=d slot (s a+1, n a+2) b=data segment     DATA_DROP a=data segment
+ *   REF_NULL  a=dst (null is 0)   REF_IS_NULL a=dst b=src   REF_FUNC a=dst b=function index
+ *   METER     a=charge of the block (see above)
+ *   NOP_COST  nothing; carries a cost
+ *   JMP       a=target insn index
+ *   BR_IF_NZ  a=target b=condition slot: jump when fp[b].u32 != 0
+ *   BR_IF_Z   a=target b=condition slot: jump when fp[b].u32 == 0
+ *   MOV       a=dst b=src: fp[a] = fp[b] (one slot)
+ *   MOVE_N    a=dst b=src c=count: memmove of c slots
+ *   CONST32   a=dst b=value: fp[a].u64 = b (zero-extended; i32 and f32 bit patterns)
+ *   CONST64   a=dst bc=value (i64 and f64 bit patterns)
+ *   DATA      operands of the previous instruction; never executed
+ *   BREAK     a breakpoint patched in by eval (the original kept aside)
+ *
+ * References in slots: 0 is null; a funcref is the address of the runtime function
+ * (link/runtime.h wd_func *); an externref is its host value + 1.
+ */
+#ifndef WD_DECODE_CODE_H
+#define WD_DECODE_CODE_H
+
+#include "base/base.h"
+
+typedef enum wd_opcode {
+#define OP(name, prefix, code, text, kind, t1, t2) WD_OP_##name,
+#define IOP(name, text)                            WD_OP_##name,
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+    WD_OP_COUNT
+} wd_opcode;
+
+typedef struct wd_insn {
+    uint32_t op;
+    uint32_t a;
+    union {
+        struct {
+            uint32_t b, c;
+        };
+        uint64_t bc;
+    };
+} wd_insn;
+
+typedef union wd_val {
+    uint32_t u32;
+    int32_t i32;
+    uint64_t u64;
+    int64_t i64;
+    float f32;
+    double f64;
+} wd_val;
+
+typedef struct wd_code {
+    wd_insn *insns;
+    uint32_t insn_count;
+    uint32_t *costs;      /* insn_count static costs (see above) */
+    uint32_t *offsets;    /* insn_count byte offsets in the module of the source instruction */
+    uint32_t func_idx;
+    uint32_t param_slots; /* slots taken by the parameters */
+    uint32_t local_slots; /* parameters + declared locals */
+    uint32_t result_slots;
+    uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
+} wd_code;
+
+/* Kinds and operand types of ops.def entries. */
+enum { WD_KIND_CTRL, WD_KIND_UN, WD_KIND_BIN, WD_KIND_LOAD, WD_KIND_STORE, WD_KIND_MISC,
+       WD_KIND_INTERNAL };
+enum { WD_T_X = 0, WD_T_I32 = 0x7F, WD_T_I64 = 0x7E, WD_T_F32 = 0x7D, WD_T_F64 = 0x7C,
+       WD_T_V128 = 0x7B };
+
+typedef struct wd_opinfo {
+    uint8_t kind;   /* WD_KIND_* */
+    uint8_t t1, t2; /* value types (WD_T_*), or for LOAD/STORE t2 = log2 natural alignment */
+    uint8_t prefix; /* 0 or 0xFC */
+    uint16_t code;  /* the opcode byte or sub-opcode */
+} wd_opinfo;
+
+/* Generated from ops.def. */
+extern const char *const wd_op_names[WD_OP_COUNT];
+extern const wd_opinfo wd_op_info[WD_OP_COUNT];
+
+/* The opcode of instruction `code` (prefix 0, or 0xFC with its sub-opcode); WD_OP_COUNT
+ * when there is none (an illegal opcode). */
+uint32_t wd_op_decode(uint32_t prefix, uint32_t code);
+
+/* True when the instruction involves f32/f64 (rejected in PVM mode). */
+static inline bool wd_op_is_float(uint32_t op)
+{
+    const wd_opinfo *i = &wd_op_info[op];
+    return i->t1 == WD_T_F32 || i->t1 == WD_T_F64 ||
+           (i->kind != WD_KIND_LOAD && i->kind != WD_KIND_STORE &&
+            (i->t2 == WD_T_F32 || i->t2 == WD_T_F64));
+}
+
+#endif

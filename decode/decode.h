@@ -1,0 +1,25 @@
+/* decode.h: bytes -> a validated module with translated code. */
+#ifndef WD_DECODE_DECODE_H
+#define WD_DECODE_DECODE_H
+
+#include "base/costs.h"
+#include "base/error.h"
+#include "decode/module.h"
+
+typedef struct wd_decode_opts {
+    const wd_costs *costs; /* required: the tick model summed into block charges */
+    bool pvm;              /* PVM mode: reject f32/f64 types and instructions */
+} wd_decode_opts;
+
+/* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs) and
+ * translates every function body. Errors: WD_ERR_MALFORMED, WD_ERR_INVALID (err->offset
+ * is the byte offset, err->func_idx the function when in a body), WD_ERR_NOMEM.
+ * On success *out is a module owned by the caller (wd_module_free). */
+WD_NODISCARD wd_status wd_decode_module(wd_ctx *ctx, const uint8_t *bytes, size_t size,
+                                        const wd_decode_opts *opts, wd_module **out,
+                                        wd_error *err);
+
+/* Frees a module; NULL is a no-op. */
+void wd_module_free(wd_module *m);
+
+#endif
