@@ -103,7 +103,9 @@ void wd_arena_init(wd_arena *a, wd_ctx *ctx)
 
 void *wd_arena_alloc(wd_arena *a, size_t size)
 {
-    size = (size + 15) & ~(size_t)15;
+    if (size > SIZE_MAX - 16)
+        return NULL;
+    size = size == 0 ? 16 : (size + 15) & ~(size_t)15;
     if (size > a->avail) {
         size_t csize = size > 32768 ? size : 32768;
         if (csize > SIZE_MAX - sizeof(wd_arena_chunk))

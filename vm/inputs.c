@@ -1,0 +1,535 @@
+#include "vm/inputs.h"
+
+#include "vm/base58.h"
+#include "vm/michelson.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define NONE SIZE_MAX
+
+typedef struct loader {
+    wd_ctx *ctx;
+    const char *name, *text;
+    size_t size;
+    const uint8_t *rollup;
+    wd_inputs *in;
+    size_t inbox, msg; /* where we are, for messages (NONE: not inside one) */
+    wd_error *err;
+} loader;
+
+/* ---- positions in the raw text --------------------------------------------------------
+ * jansson gives positions for syntax errors only. For a value that parses but means nothing
+ * sensible, we walk the raw text (known to be valid JSON by then) to the value along the same
+ * path: inbox index, message index, field name. Every walk stops at the end of the text. */
+
+static size_t skip_ws(const loader *l, size_t pos)
+{
+    while (pos < l->size && strchr(" \t\r\n", l->text[pos]) != NULL && l->text[pos] != '\0')
+        pos++;
+    return pos;
+}
+
+/* pos at an opening quote: the position after the closing one. */
+static size_t skip_string(const loader *l, size_t pos)
+{
+    for (pos++; pos < l->size; pos++) {
+        if (l->text[pos] == '\\')
+            pos++;
+        else if (l->text[pos] == '"')
+            return pos + 1;
+    }
+    return l->size;
+}
+
+static size_t skip_value(const loader *l, size_t pos)
+{
+    size_t depth = 0;
+    while (pos < l->size) {
+        char c = l->text[pos];
+        if (c == '"') {
+            pos = skip_string(l, pos);
+            if (depth == 0)
+                return pos;
+        } else if (c == '[' || c == '{') {
+            depth++;
+            pos++;
+        } else if (c == ']' || c == '}') {
+            if (depth == 0)
+                return pos;
+            pos++;
+            if (--depth == 0)
+                return pos;
+        } else if (depth == 0 && strchr(", \t\r\n", c) != NULL) {
+            return pos;
+        } else {
+            pos++;
+        }
+    }
+    return pos;
+}
+
+/* pos at '[': the position of element idx (or of the array when it is not found). */
+static size_t array_item(const loader *l, size_t pos, size_t idx)
+{
+    if (pos >= l->size || l->text[pos] != '[')
+        return pos;
+    size_t p = skip_ws(l, pos + 1);
+    for (size_t i = 0; i < idx; i++) {
+        p = skip_ws(l, skip_value(l, p));
+        if (p >= l->size || l->text[p] != ',')
+            return pos;
+        p = skip_ws(l, p + 1);
+    }
+    return p;
+}
+
+/* pos at '{': the position of member `key` (its value when `value`), or pos when not found
+ * (a key written with escapes is not recognised: the object is then the best we can say). */
+static size_t member(const loader *l, size_t pos, const char *key, bool value)
+{
+    if (pos >= l->size || l->text[pos] != '{')
+        return pos;
+    size_t p = skip_ws(l, pos + 1), klen = strlen(key);
+    while (p < l->size && l->text[p] == '"') {
+        size_t kpos = p, kend = skip_string(l, p);
+        size_t v = skip_ws(l, kend);
+        if (v < l->size && l->text[v] == ':')
+            v = skip_ws(l, v + 1);
+        if (kend - kpos == klen + 2 && memcmp(l->text + kpos + 1, key, klen) == 0)
+            return value ? v : kpos;
+        p = skip_ws(l, skip_value(l, v));
+        if (p >= l->size || l->text[p] != ',')
+            break;
+        p = skip_ws(l, p + 1);
+    }
+    return pos;
+}
+
+static size_t inbox_pos(const loader *l, size_t inbox)
+{
+    return array_item(l, skip_ws(l, 0), inbox);
+}
+
+static size_t msg_pos(const loader *l)
+{
+    return array_item(l, inbox_pos(l, l->inbox), l->msg);
+}
+
+static unsigned hex4(const char *s)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        unsigned char c = (unsigned char)s[i];
+        v = v << 4 | (c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10));
+    }
+    return v;
+}
+
+/* quote at the opening '"' of a string value: the raw position of byte `off` of the decoded
+ * string (jansson decodes \uXXXX to UTF-8, surrogate pairs to 4 bytes). */
+static size_t string_offset(const loader *l, size_t quote, size_t off)
+{
+    size_t i = quote + 1, d = 0;
+    while (i < l->size && l->text[i] != '"' && d < off) {
+        if (l->text[i] == '\\' && i + 1 < l->size && l->text[i + 1] == 'u' && i + 5 < l->size) {
+            unsigned cp = hex4(l->text + i + 2);
+            size_t adv = 6;
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 11 < l->size && l->text[i + 6] == '\\') {
+                cp = 0x10000;
+                adv = 12;
+            }
+            d += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            i += adv;
+        } else {
+            d++;
+            i += l->text[i] == '\\' ? 2 : 1;
+        }
+    }
+    return WD_MIN(i, l->size);
+}
+
+/* Records "name:LINE:COL: inbox I, message J: <what>" for raw offset pos. */
+static WD_PRINTF(3, 4) wd_status fail_at(loader *l, size_t pos, const char *fmt, ...)
+{
+    unsigned long line = 1, column = 1;
+    for (size_t i = 0; i < pos && i < l->size; i++) {
+        unsigned char c = (unsigned char)l->text[i];
+        if (c == '\n') {
+            line++;
+            column = 1;
+        } else if ((c & 0xC0) != 0x80) { /* characters, as jansson counts them */
+            column++;
+        }
+    }
+    char where[48] = "";
+    if (l->msg != NONE)
+        snprintf(where, sizeof where, "inbox %zu, message %zu: ", l->inbox, l->msg);
+    else if (l->inbox != NONE)
+        snprintf(where, sizeof where, "inbox %zu: ", l->inbox);
+    char what[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return wd_fail(l->err, WD_ERR_USAGE, pos, "%s:%lu:%lu: %s%s", l->name, line, column, where,
+                   what);
+}
+
+static wd_status nomem(loader *l)
+{
+    return wd_fail(l->err, WD_ERR_NOMEM, 0, "out of memory");
+}
+
+/* ---- messages ------------------------------------------------------------------------- */
+
+static const char *const fields[] = {"payload",     "sender",   "source",
+                                     "destination", "external", "serialized"};
+enum { F_PAYLOAD, F_SENDER, F_SOURCE, F_DESTINATION, F_EXTERNAL, F_SERIALIZED, F_COUNT };
+
+/* The message's string field f: *out and its raw position (at the opening quote). */
+static wd_status string_field(loader *l, size_t obj, json_t *v, int f, const char **out,
+                              size_t *len, size_t *pos)
+{
+    *pos = member(l, obj, fields[f], true);
+    if (!json_is_string(v))
+        return fail_at(l, *pos, "\"%s\" must be a string", fields[f]);
+    *out = json_string_value(v);
+    *len = json_string_length(v);
+    return WD_OK;
+}
+
+/* Checks that hex[0..len) (the string at raw position pos) is an even number of hex digits. */
+static wd_status check_hex(loader *l, int f, const char *hex, size_t len, size_t pos)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)hex[i];
+        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
+            continue;
+        if (i == 1 && c == 'x' && hex[0] == '0')
+            return fail_at(l, string_offset(l, pos, i),
+                           "\"%s\" is hex without a 0x prefix, got \"0x...\"", fields[f]);
+        if (c >= 0x20 && c < 0x7f)
+            return fail_at(l, string_offset(l, pos, i),
+                           "bad hex digit '%c' in \"%s\" (character %zu)", c, fields[f], i + 1);
+        return fail_at(l, string_offset(l, pos, i),
+                       "bad hex digit (byte 0x%02x) in \"%s\" (character %zu)", c, fields[f],
+                       i + 1);
+    }
+    if (len % 2 != 0)
+        return fail_at(l, pos, "odd number of hex digits (%zu) in \"%s\"", len, fields[f]);
+    return WD_OK;
+}
+
+static void put_hex(uint8_t *out, const char *hex, size_t size)
+{
+    for (size_t i = 0; i < size; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++) {
+            unsigned char c = (unsigned char)hex[2 * i + (size_t)k];
+            v = v << 4 | (c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10));
+        }
+        out[i] = (uint8_t)v;
+    }
+}
+
+static wd_status check_size(loader *l, size_t size)
+{
+    if (size > WD_INPUT_MAX_MESSAGE)
+        return fail_at(l, msg_pos(l),
+                       "message of %zu bytes is larger than an inbox message may be (%u bytes)",
+                       size, WD_INPUT_MAX_MESSAGE);
+    return WD_OK;
+}
+
+/* {"external": hex} -> 01 ‖ bytes; {"serialized": hex} -> bytes. */
+static wd_status hex_message(loader *l, size_t obj, json_t *v, int f, wd_input_msg *out)
+{
+    const char *hex;
+    size_t len, pos;
+    WD_TRY(string_field(l, obj, v, f, &hex, &len, &pos));
+    WD_TRY(check_hex(l, f, hex, len, pos));
+    size_t tag = f == F_EXTERNAL ? 1 : 0, size = tag + len / 2;
+    if (f == F_EXTERNAL)
+        WD_TRY(check_size(l, size));
+    else if (size > UINT32_MAX)
+        return fail_at(l, pos, "\"serialized\" message too large");
+    uint8_t *data = wd_arena_alloc(&l->in->arena, size + 1);
+    if (data == NULL)
+        return nomem(l);
+    data[0] = 0x01;
+    put_hex(data + tag, hex, len / 2);
+    out->data = data;
+    out->size = (uint32_t)size;
+    return WD_OK;
+}
+
+/* An address field of a transfer, or its default when absent. */
+static wd_status address_field(loader *l, size_t obj, json_t *v, int f, unsigned allowed,
+                               wd_address_kind *kind, uint8_t hash[WD_ADDRESS_HASH_SIZE])
+{
+    if (v == NULL)
+        return WD_OK;
+    const char *s;
+    size_t len, pos;
+    WD_TRY(string_field(l, obj, v, f, &s, &len, &pos));
+    wd_error e = {0};
+    if (wd_base58_decode_address(s, len, allowed, kind, hash, &e) != WD_OK)
+        return fail_at(l, e.offset != 0 ? string_offset(l, pos, e.offset) : pos, "\"%s\": %s",
+                       fields[f], e.msg);
+    return WD_OK;
+}
+
+/* {"payload": Michelson, "sender"?, "source"?, "destination"?} -> 00 00 ‖ Micheline(payload)
+ * ‖ sender ‖ source tag and hash ‖ destination. */
+static wd_status transfer_message(loader *l, size_t obj, json_t *const vals[F_COUNT],
+                                  wd_input_msg *out)
+{
+    uint8_t sender[WD_ADDRESS_HASH_SIZE] = {0}, source[WD_ADDRESS_HASH_SIZE] = {0};
+    uint8_t dest[WD_ADDRESS_HASH_SIZE] = {0};
+    if (l->rollup != NULL)
+        memcpy(dest, l->rollup, sizeof dest);
+    wd_address_kind sender_kind, source_kind = WD_ADDR_TZ1, dest_kind;
+    WD_TRY(address_field(l, obj, vals[F_SENDER], F_SENDER, WD_ADDR_BIT(WD_ADDR_KT1), &sender_kind,
+                         sender));
+    WD_TRY(address_field(l, obj, vals[F_SOURCE], F_SOURCE, WD_ADDR_ANY_IMPLICIT, &source_kind,
+                         source));
+    WD_TRY(address_field(l, obj, vals[F_DESTINATION], F_DESTINATION, WD_ADDR_BIT(WD_ADDR_SR1),
+                         &dest_kind, dest));
+    const char *text;
+    size_t len, pos;
+    WD_TRY(string_field(l, obj, vals[F_PAYLOAD], F_PAYLOAD, &text, &len, &pos));
+    uint8_t *expr;
+    size_t expr_size;
+    wd_error e = {0};
+    wd_status st = wd_michelson_encode(l->ctx, text, len, &expr, &expr_size, &e);
+    if (st == WD_ERR_NOMEM)
+        return nomem(l);
+    if (st != WD_OK)
+        return fail_at(l, string_offset(l, pos, e.offset), "\"payload\": %s", e.msg);
+    size_t size = 2 + expr_size + 20 + 21 + 20;
+    st = check_size(l, size);
+    uint8_t *data = st == WD_OK ? wd_arena_alloc(&l->in->arena, size) : NULL;
+    if (st == WD_OK && data == NULL)
+        st = nomem(l);
+    if (st == WD_OK) {
+        uint8_t *w = data + 2; /* 00 00: internal, transfer */
+        memcpy(w, expr, expr_size);
+        w += expr_size;
+        memcpy(w, sender, 20);
+        w[20] = (uint8_t)source_kind; /* tz1..tz4 are kinds 0..3, the encoding's tags */
+        memcpy(w + 21, source, 20);
+        memcpy(w + 41, dest, 20);
+        out->data = data;
+        out->size = (uint32_t)size;
+    }
+    wd_free(l->ctx, expr);
+    return st;
+}
+
+/* One message object of the current inbox. */
+static wd_status message(loader *l, json_t *m, wd_input_msg *out)
+{
+    size_t obj = msg_pos(l);
+    if (!json_is_object(m))
+        return fail_at(l, obj,
+                       "expected a message object: {\"external\": HEX}, "
+                       "{\"serialized\": HEX} or {\"payload\": MICHELSON, ...}");
+    json_t *vals[F_COUNT] = {0};
+    const char *key;
+    json_t *v;
+    json_object_foreach(m, key, v)
+    {
+        int f = 0;
+        while (f < F_COUNT && strcmp(key, fields[f]) != 0)
+            f++;
+        if (f == F_COUNT)
+            return fail_at(l, member(l, obj, key, false),
+                           "unknown field \"%.40s\" (expected payload, sender, source, "
+                           "destination, external or serialized)",
+                           key);
+        vals[f] = v;
+    }
+    int kinds =
+        (vals[F_PAYLOAD] != NULL) + (vals[F_EXTERNAL] != NULL) + (vals[F_SERIALIZED] != NULL);
+    if (kinds == 0)
+        return fail_at(l, obj, "a message needs \"external\", \"serialized\" or \"payload\"");
+    if (kinds > 1)
+        return fail_at(l, obj,
+                       "a message has only one of \"external\", \"serialized\" and "
+                       "\"payload\"");
+    if (vals[F_PAYLOAD] != NULL)
+        return transfer_message(l, obj, vals, out);
+    for (int f = F_SENDER; f <= F_DESTINATION; f++)
+        if (vals[f] != NULL)
+            return fail_at(l, member(l, obj, fields[f], false),
+                           "\"%s\" belongs to a transfer (a message with \"payload\")", fields[f]);
+    return hex_message(l, obj, vals[F_EXTERNAL] ? vals[F_EXTERNAL] : vals[F_SERIALIZED],
+                       vals[F_EXTERNAL] ? F_EXTERNAL : F_SERIALIZED, out);
+}
+
+static wd_status inboxes(loader *l, json_t *root)
+{
+    if (!json_is_array(root))
+        return fail_at(l, skip_ws(l, 0), "expected an array of inboxes (arrays of messages)");
+    size_t count = json_array_size(root);
+    if (count > UINT32_MAX)
+        return fail_at(l, 0, "too many inboxes");
+    wd_inputs *in = l->in;
+    in->inboxes = wd_arena_alloc(&in->arena, WD_MAX(count, 1) * sizeof *in->inboxes);
+    if (in->inboxes == NULL)
+        return nomem(l);
+    in->count = (uint32_t)count;
+    for (l->inbox = 0; l->inbox < count; l->inbox++) {
+        json_t *box = json_array_get(root, l->inbox);
+        if (!json_is_array(box))
+            return fail_at(l, inbox_pos(l, l->inbox), "expected an inbox (an array of messages)");
+        size_t n = json_array_size(box);
+        if (n > UINT32_MAX - 3)
+            return fail_at(l, inbox_pos(l, l->inbox), "too many messages");
+        wd_inbox *ib = &in->inboxes[l->inbox];
+        ib->msgs = wd_arena_alloc(&in->arena, WD_MAX(n, 1) * sizeof *ib->msgs);
+        if (ib->msgs == NULL)
+            return nomem(l);
+        ib->count = (uint32_t)n;
+        for (l->msg = 0; l->msg < n; l->msg++)
+            WD_TRY(message(l, json_array_get(box, l->msg), &ib->msgs[l->msg]));
+        l->msg = NONE;
+    }
+    l->inbox = NONE;
+    return WD_OK;
+}
+
+wd_status wd_inputs_parse(wd_ctx *ctx, const char *name, const char *text, size_t size,
+                          const uint8_t rollup[20], wd_inputs **out, wd_error *err)
+{
+    *out = NULL;
+    loader l = {.ctx = ctx,
+                .name = name,
+                .text = text,
+                .size = size,
+                .rollup = rollup,
+                .inbox = NONE,
+                .msg = NONE,
+                .err = err};
+    json_error_t jerr;
+    json_t *root = json_loadb(text, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    if (root == NULL) {
+        size_t pos = jerr.position > 0 ? (size_t)jerr.position : 0;
+        return wd_fail(err, WD_ERR_USAGE, pos, "%s:%d:%d: %s", name, jerr.line, jerr.column,
+                       jerr.text);
+    }
+    wd_inputs *in = wd_alloc(ctx, sizeof *in);
+    if (in == NULL) {
+        json_decref(root);
+        return nomem(&l);
+    }
+    memset(in, 0, sizeof *in);
+    in->ctx = ctx;
+    wd_arena_init(&in->arena, ctx);
+    l.in = in;
+    wd_status st = inboxes(&l, root);
+    json_decref(root);
+    if (st != WD_OK)
+        wd_inputs_free(in);
+    else
+        *out = in;
+    return st;
+}
+
+/* Reads the whole file into *text (allocated); bounded by the file's size. */
+static wd_status read_file(wd_ctx *ctx, const char *path, char **text, size_t *size, wd_error *err)
+{
+    *text = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", path, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    wd_status st = WD_OK;
+    for (;;) {
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *nbuf = ncap > cap ? wd_realloc(ctx, buf, ncap) : NULL;
+            if (nbuf == NULL) {
+                st = wd_fail(err, WD_ERR_NOMEM, 0, "%s: out of memory", path);
+                break;
+            }
+            buf = nbuf;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot read: %s", path, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (st != WD_OK) {
+        wd_free(ctx, buf);
+        return st;
+    }
+    *text = buf;
+    *size = len;
+    return WD_OK;
+}
+
+wd_status wd_inputs_load(wd_ctx *ctx, const char *path, const uint8_t rollup[20], wd_inputs **out,
+                         wd_error *err)
+{
+    *out = NULL;
+    char *text;
+    size_t size;
+    WD_TRY(read_file(ctx, path, &text, &size, err));
+    wd_status st = wd_inputs_parse(ctx, path, text, size, rollup, out, err);
+    wd_free(ctx, text);
+    return st;
+}
+
+void wd_inputs_free(wd_inputs *inputs)
+{
+    if (inputs == NULL)
+        return;
+    wd_arena_fini(&inputs->arena);
+    wd_free(inputs->ctx, inputs);
+}
+
+/* ---- framing (reference/pvm.md section 9) --------------------------------------------- */
+
+static const uint8_t start_of_level[2] = {0x00, 0x01};
+static const uint8_t end_of_level[2] = {0x00, 0x02};
+/* 00 03 ‖ predecessor timestamp (int64 BE, the epoch) ‖ predecessor block hash (32 zeros) */
+static const uint8_t info_per_level[2 + 8 + 32] = {0x00, 0x03};
+
+wd_status wd_inputs_frame_level(wd_ctx *ctx, const wd_inbox *inbox, wd_inbox *out, wd_error *err)
+{
+    out->count = 0;
+    out->msgs = NULL;
+    uint32_t n = inbox != NULL ? inbox->count : 0;
+    if (n > UINT32_MAX - 3)
+        return wd_fail(err, WD_ERR_USAGE, 0, "too many messages in an inbox");
+    wd_input_msg *msgs = wd_calloc(ctx, (size_t)n + 3, sizeof *msgs);
+    if (msgs == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    msgs[0] = (wd_input_msg){start_of_level, sizeof start_of_level};
+    msgs[1] = (wd_input_msg){info_per_level, sizeof info_per_level};
+    for (uint32_t i = 0; i < n; i++)
+        msgs[2 + i] = inbox->msgs[i];
+    msgs[n + 2] = (wd_input_msg){end_of_level, sizeof end_of_level};
+    out->count = n + 3;
+    out->msgs = msgs;
+    return WD_OK;
+}
+
+void wd_inputs_frame_free(wd_ctx *ctx, wd_inbox *framed)
+{
+    wd_free(ctx, framed->msgs);
+    framed->msgs = NULL;
+    framed->count = 0;
+}
