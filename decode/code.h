@@ -114,6 +114,7 @@ typedef struct wd_code {
     uint32_t local_slots; /* parameters + declared locals */
     uint32_t result_slots;
     uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
+    uint32_t wasm_insn_count; /* WebAssembly instructions in the body (for decode costs) */
 } wd_code;
 
 /* Kinds and operand types of ops.def entries. */

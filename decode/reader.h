@@ -74,7 +74,7 @@ static inline wd_status wd_read_sleb(wd_reader *r, unsigned bits, int64_t *out)
             unsigned used = bits - shift; /* 1..7 significant bits in this byte */
             if (used < 7) {
                 unsigned unused = 0x7Fu & ~((1u << used) - 1u);
-                unsigned sign = (b >> (used - 1)) & 1u;
+                unsigned sign = ((unsigned)b >> (used - 1)) & 1u;
                 if ((b & unused) != (sign ? unused : 0u))
                     return wd_fail(r->err, WD_ERR_MALFORMED, start, "integer too large");
             }
@@ -95,7 +95,7 @@ static inline wd_status wd_read_sleb(wd_reader *r, unsigned bits, int64_t *out)
 
 static inline wd_status wd_read_u32(wd_reader *r, uint32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     WD_TRY(wd_read_uleb(r, 32, &v));
     *out = (uint32_t)v;
     return WD_OK;

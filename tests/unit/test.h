@@ -43,7 +43,7 @@ void wd_test_failed(const char *file, int line, const char *what);
     do {                                                                                           \
         if (strstr((haystack), (needle)) == NULL) {                                                \
             char check_msg_[400];                                                                  \
-            snprintf(check_msg_, sizeof check_msg_, "\"%s\" contains \"%s\"", (haystack),          \
+            snprintf(check_msg_, sizeof check_msg_, "\"%.250s\" contains \"%.120s\"", (haystack), \
                      (needle));                                                                    \
             wd_test_failed(__FILE__, __LINE__, check_msg_);                                        \
             return;                                                                                \

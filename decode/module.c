@@ -1,0 +1,36 @@
+/* module.c: queries on a decoded module. */
+#include "decode/module.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool wd_functype_equal(const wd_functype *a, const wd_functype *b)
+{
+    if (a == b)
+        return true;
+    if (a->param_count != b->param_count || a->result_count != b->result_count)
+        return false;
+    return (a->param_count == 0 || memcmp(a->params, b->params, a->param_count) == 0) &&
+           (a->result_count == 0 || memcmp(a->results, b->results, a->result_count) == 0);
+}
+
+/* Linear: modules export a handful of names and callers look them up once. */
+int64_t wd_module_find_export(const wd_module *m, const char *name, uint8_t kind)
+{
+    size_t len = strlen(name);
+    for (uint32_t i = 0; i < m->export_count; i++) {
+        const wd_export *e = &m->exports[i];
+        if (e->kind == kind && e->name_size == len && memcmp(e->name, name, len) == 0)
+            return (int64_t)i;
+    }
+    return -1;
+}
+
+const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, size_t size)
+{
+    if (m->names.funcs != NULL && idx < m->func_count && m->names.funcs[idx] != NULL)
+        return m->names.funcs[idx];
+    if (size > 0)
+        snprintf(buf, size, "func[%u]", (unsigned)idx);
+    return buf;
+}

@@ -1,0 +1,1152 @@
+/* translate.c: function-body typing fused with translation to internal code.
+ *
+ * Validation follows the WebAssembly 2.0 spec, Appendix "Validation Algorithm": a stack of
+ * value types where T_ANY plays the spec's Unknown, and a stack of control frames with
+ * start types, end types, height and an unreachable flag. Translation runs in the same
+ * pass and emits the code of decode/code.h:
+ *
+ * - Slots. The value at operand-stack height h (0 = bottom) lives in slot local_slots + h,
+ *   so every operand's slot is known statically and instructions name their slots.
+ *
+ * - Liveness. `live` says whether any path reaches the current instruction. It is stricter
+ *   than the spec's unreachable flag: code after the `end` of a block that is neither
+ *   fallen out of nor branched to is dead although still typed with concrete types. Dead
+ *   code is validated but never emitted, and its costs are dropped.
+ *
+ * - Labels. No instruction is emitted for block, loop or end. A loop's label is the index
+ *   of its header (a METER); forward branches are chained through their `a` operand
+ *   (frame.fixups, NONE-terminated) and patched when the frame's end is placed. A branch
+ *   never executes its target instruction: a branch to a block skips its `end`, the false
+ *   edge of an `if` skips `else`/`end`.
+ *
+ * - Metering. METERs are emitted lazily: a basic block is closed (`open` = false) at every
+ *   label and after every branch, call and return, and the next instruction emitted in
+ *   live code opens a new one. The cost of an instruction is charged on the first
+ *   instruction it emits; elided ones (nop, block, drop, untargeted end, ...) leave it
+ *   `pending` for the next emitted instruction of the same basic block, and a NOP_COST
+ *   carries it where the block ends first. Values carried by a taken branch or a block
+ *   exit cost costs->branch_per_value each, returned values costs->return_per_result. */
+#include "decode/validate_priv.h" /* this file's interface */
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define NONE  UINT32_MAX
+#define T_ANY 0 /* the spec's Unknown operand type */
+
+/* Implementation limits that keep translation linear in the body size: types used in a
+ * body have at most MAX_ARITY params and results; a frame has at most MAX_SLOTS slots. */
+#define MAX_ARITY 1000u
+#define MAX_SLOTS (1u << 26)
+
+enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE };
+
+typedef struct frame {
+    uint8_t kind;     /* K_* */
+    bool unreachable; /* the spec's flag */
+    bool live_in;     /* entered by live code (for an if: its BR_IF_Z exists) */
+    uint32_t height;  /* operand height at entry, below the params */
+    uint32_t param_count, result_count;
+    const uint8_t *params, *results;
+    uint32_t label;      /* loop: index of its header */
+    uint32_t fixups;     /* chain of branches to this frame's end */
+    uint32_t else_fixup; /* if: the BR_IF_Z to patch at else or end */
+} frame;
+
+typedef struct xlate {
+    wd_body_dec *d; /* the body's decoder (borrowed) */
+    wd_module *m;
+    wd_ctx *ctx;
+    const wd_costs *costs;
+    const wd_decode_opts *opts;
+    wd_error *err;
+    uint32_t func_idx;
+    const wd_functype *type;
+    const uint8_t *local_types; /* declared locals */
+    uint32_t local_slots;       /* params + declared locals */
+
+    uint8_t *vals; /* operand types */
+    uint32_t val_count, val_cap, max_height;
+    frame *ctrls;
+    uint32_t ctrl_count, ctrl_cap;
+
+    wd_insn *insns; /* output, with parallel costs and offsets */
+    uint32_t *icosts, *offs;
+    uint32_t insn_count, insn_cap;
+
+    bool live, open;
+    uint32_t meter;       /* the open block's METER */
+    uint64_t pending;     /* costs of elided instructions */
+    uint64_t cur;         /* cost of the current instruction not yet charged */
+    uint32_t pending_off; /* offset of the first instruction in `pending` */
+    uint32_t bb_off;      /* offset of the first instruction of the next block */
+    uint32_t op_off;      /* offset of the current instruction */
+    const char *opname;
+    uint32_t wasm_insn_count;
+} xlate;
+
+/* ---- errors -------------------------------------------------------------------------- */
+
+static const char *type_name(uint8_t t)
+{
+    switch (t) {
+    case WD_I32:
+        return "i32";
+    case WD_I64:
+        return "i64";
+    case WD_F32:
+        return "f32";
+    case WD_F64:
+        return "f64";
+    case WD_V128:
+        return "v128";
+    case WD_FUNCREF:
+        return "funcref";
+    case WD_EXTERNREF:
+        return "externref";
+    default:
+        return "any";
+    }
+}
+
+static wd_status invalid(xlate *x, const char *fmt, ...) WD_PRINTF(2, 3);
+static wd_status invalid(xlate *x, const char *fmt, ...)
+{
+    char msg[sizeof x->err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return wd_fail(x->err, WD_ERR_INVALID, x->op_off, "%s", msg);
+}
+
+static wd_status nomem(xlate *x)
+{
+    return wd_fail(x->err, WD_ERR_NOMEM, x->op_off, "out of memory");
+}
+
+static wd_status unsupported_simd(xlate *x)
+{
+    return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "SIMD not supported yet");
+}
+
+static wd_status forbidden_float(xlate *x, const char *what)
+{
+    char buf[64];
+    const char *name = wd_module_func_name(x->m, x->func_idx, buf, sizeof buf);
+    return wd_fail(x->err, WD_ERR_INVALID, x->op_off,
+                   "float instructions are forbidden in PVM mode: %s in function %.96s at "
+                   "offset 0x%" PRIx32,
+                   what, name, x->op_off);
+}
+
+static bool is_float(uint8_t t)
+{
+    return t == WD_F32 || t == WD_F64;
+}
+
+/* A value type used by the body: v128 is not supported, floats not in PVM mode. */
+static wd_status check_valtype(xlate *x, uint8_t t)
+{
+    if (t == WD_V128)
+        return unsupported_simd(x);
+    if (x->opts->pvm && is_float(t))
+        return forbidden_float(x, x->opname);
+    return WD_OK;
+}
+
+static wd_status check_functype(xlate *x, const wd_functype *ft)
+{
+    if (ft->param_count > MAX_ARITY || ft->result_count > MAX_ARITY)
+        return invalid(
+            x, "function type too large: %" PRIu32 " params, %" PRIu32 " results (the limit is %u)",
+            ft->param_count, ft->result_count, MAX_ARITY);
+    for (uint32_t i = 0; i < ft->param_count; i++)
+        WD_TRY(check_valtype(x, ft->params[i]));
+    for (uint32_t i = 0; i < ft->result_count; i++)
+        WD_TRY(check_valtype(x, ft->results[i]));
+    return WD_OK;
+}
+
+/* ---- operand and control stacks (the spec's algorithm) --------------------------------- */
+
+static uint32_t slot(const xlate *x, uint32_t height)
+{
+    return x->local_slots + height;
+}
+
+static uint32_t top_slot(const xlate *x)
+{
+    return x->local_slots + x->val_count - 1;
+}
+
+static frame *top_frame(xlate *x)
+{
+    return &x->ctrls[x->ctrl_count - 1];
+}
+
+static wd_status push(xlate *x, uint8_t t)
+{
+    if (x->val_count == x->val_cap) {
+        if (x->local_slots + x->val_count >= MAX_SLOTS)
+            return invalid(x, "operand stack too deep (the limit is %u slots)", MAX_SLOTS);
+        if (!wd_grow(x->ctx, (void **)&x->vals, &x->val_cap, 1, (uint64_t)x->val_count + 1))
+            return nomem(x);
+    }
+    if (x->opts->pvm && is_float(t))
+        return forbidden_float(x, x->opname);
+    x->vals[x->val_count++] = t;
+    if (x->val_count > x->max_height)
+        x->max_height = x->val_count;
+    return WD_OK;
+}
+
+static wd_status pop(xlate *x, uint8_t want, uint8_t *got)
+{
+    frame *f = top_frame(x);
+    uint8_t t = T_ANY;
+    if (x->val_count == f->height) {
+        if (!f->unreachable)
+            return invalid(x, "type mismatch in %s: expected %s, got nothing", x->opname,
+                           want == T_ANY ? "a value" : type_name(want));
+    } else {
+        t = x->vals[--x->val_count];
+    }
+    if (t != want && t != T_ANY && want != T_ANY)
+        return invalid(x, "type mismatch in %s: expected %s, got %s", x->opname, type_name(want),
+                       type_name(t));
+    if (got != NULL)
+        *got = t;
+    return WD_OK;
+}
+
+static wd_status pop_n(xlate *x, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = n; i-- > 0;) {
+        frame *f = top_frame(x);
+        if (x->val_count == f->height && f->unreachable)
+            break; /* the rest pop as Unknown */
+        WD_TRY(pop(x, types[i], NULL));
+    }
+    return WD_OK;
+}
+
+static wd_status push_n(xlate *x, const uint8_t *types, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        WD_TRY(push(x, types[i]));
+    return WD_OK;
+}
+
+static wd_status push_ctrl(xlate *x, const frame *proto)
+{
+    if (x->ctrl_count == x->ctrl_cap && !wd_grow(x->ctx, (void **)&x->ctrls, &x->ctrl_cap,
+                                                 sizeof *x->ctrls, (uint64_t)x->ctrl_count + 1))
+        return nomem(x);
+    frame *f = &x->ctrls[x->ctrl_count++];
+    *f = *proto;
+    f->height = x->val_count;
+    f->unreachable = false;
+    return push_n(x, f->params, f->param_count);
+}
+
+static wd_status pop_ctrl(xlate *x, frame *out)
+{
+    frame *f = top_frame(x);
+    WD_TRY(pop_n(x, f->results, f->result_count));
+    if (x->val_count != f->height)
+        return invalid(x, "type mismatch in %s: %" PRIu32 " extra values at the end of the block",
+                       x->opname, x->val_count - f->height);
+    *out = *f;
+    x->ctrl_count--;
+    return WD_OK;
+}
+
+static wd_status get_label(xlate *x, uint32_t depth, frame **out)
+{
+    if (depth >= x->ctrl_count)
+        return invalid(x, "unknown label %" PRIu32, depth);
+    *out = &x->ctrls[x->ctrl_count - 1 - depth];
+    return WD_OK;
+}
+
+static uint32_t label_arity(const frame *f)
+{
+    return f->kind == K_LOOP ? f->param_count : f->result_count;
+}
+
+static const uint8_t *label_types(const frame *f)
+{
+    return f->kind == K_LOOP ? f->params : f->results;
+}
+
+/* ---- emission ------------------------------------------------------------------------- */
+
+static wd_status grow_code(xlate *x)
+{
+    uint64_t cap = x->insn_cap ? (uint64_t)x->insn_cap * 2 : 64;
+    if (cap > UINT32_MAX / 2)
+        return nomem(x);
+    wd_insn *insns = wd_realloc(x->ctx, x->insns, (size_t)cap * sizeof *insns);
+    if (insns == NULL)
+        return nomem(x);
+    x->insns = insns;
+    uint32_t *c = wd_realloc(x->ctx, x->icosts, (size_t)cap * sizeof *c);
+    if (c == NULL)
+        return nomem(x);
+    x->icosts = c;
+    uint32_t *o = wd_realloc(x->ctx, x->offs, (size_t)cap * sizeof *o);
+    if (o == NULL)
+        return nomem(x);
+    x->offs = o;
+    x->insn_cap = (uint32_t)cap;
+    return WD_OK;
+}
+
+/* Appends an instruction as is. */
+static wd_status put(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t cost,
+                     uint32_t off, uint32_t *idx)
+{
+    if (x->insn_count == x->insn_cap)
+        WD_TRY(grow_code(x));
+    uint32_t i = x->insn_count++;
+    wd_insn *in = &x->insns[i];
+    in->op = op;
+    in->a = a;
+    in->bc = 0;
+    in->b = b;
+    in->c = c;
+    x->icosts[i] = cost;
+    x->offs[i] = off;
+    if (idx != NULL)
+        *idx = i;
+    return WD_OK;
+}
+
+static void close_block(xlate *x)
+{
+    x->open = false;
+    x->bb_off = NONE;
+}
+
+/* Emits an instruction of live code, opening a basic block if none is open, and charges
+ * it the pending costs and the current instruction's. */
+static wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t *idx)
+{
+    WD_ASSERT(x->live);
+    if (!x->open) {
+        uint32_t off = x->bb_off != NONE ? x->bb_off : x->op_off;
+        WD_TRY(put(x, WD_OP_METER, 0, 0, 0, 0, off, &x->meter));
+        x->open = true;
+    }
+    uint64_t cost = x->pending + x->cur;
+    uint64_t charge = x->insns[x->meter].a + cost;
+    if (charge > UINT32_MAX)
+        return invalid(x, "basic block too costly: its charge exceeds 2^32-1 ticks");
+    uint32_t off = op == WD_OP_NOP_COST && x->pending_off != NONE ? x->pending_off : x->op_off;
+    x->pending = x->cur = 0;
+    x->pending_off = NONE;
+    x->insns[x->meter].a = (uint32_t)charge;
+    return put(x, op, a, b, c, (uint32_t)cost, off, idx);
+}
+
+/* Ends the current basic block; pending costs of live code go on a NOP_COST. */
+static wd_status flush(xlate *x)
+{
+    if (x->live && x->cur != 0) {
+        if (x->pending_off == NONE)
+            x->pending_off = x->op_off;
+        x->pending += x->cur;
+        x->cur = 0;
+    }
+    if (x->live && x->pending != 0)
+        WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+    close_block(x);
+    return WD_OK;
+}
+
+static void patch(xlate *x, uint32_t chain, uint32_t target)
+{
+    while (chain != NONE) {
+        uint32_t next = x->insns[chain].a;
+        x->insns[chain].a = target;
+        chain = next;
+    }
+}
+
+/* Points branch `idx` (its `a`) at frame f's label. */
+static void link_branch(xlate *x, frame *f, uint32_t idx)
+{
+    if (f->kind == K_LOOP) {
+        x->insns[idx].a = f->label;
+    } else {
+        x->insns[idx].a = f->fixups;
+        f->fixups = idx;
+    }
+}
+
+static wd_status emit_branch(xlate *x, uint32_t op, uint32_t cond, frame *f)
+{
+    uint32_t idx = 0;
+    WD_TRY(emit(x, op, NONE, cond, 0, &idx));
+    link_branch(x, f, idx);
+    close_block(x);
+    return WD_OK;
+}
+
+static wd_status emit_moves(xlate *x, uint32_t dst, uint32_t src, uint32_t n)
+{
+    if (n == 0 || dst == src)
+        return WD_OK;
+    if (n == 1)
+        return emit(x, WD_OP_MOV, dst, src, 0, NULL);
+    return emit(x, WD_OP_MOVE_N, dst, src, n, NULL);
+}
+
+/* After an unconditional branch, return or trap: the spec's unreachable(). */
+static void terminate(xlate *x)
+{
+    frame *f = top_frame(x);
+    x->val_count = f->height;
+    f->unreachable = true;
+    x->live = false;
+    x->cur = 0;
+    close_block(x);
+}
+
+/* ---- control instructions ------------------------------------------------------------- */
+
+static const uint8_t value_types[] = {WD_I32,  WD_I64,     WD_F32,      WD_F64,
+                                      WD_V128, WD_FUNCREF, WD_EXTERNREF};
+
+static wd_status block_type(xlate *x, const wd_body_imm *im, frame *f)
+{
+    if (im->bt_kind == WD_BT_EMPTY)
+        return WD_OK;
+    if (im->bt_kind == WD_BT_VALUE) {
+        WD_TRY(check_valtype(x, im->vt));
+        f->result_count = 1;
+        f->results = memchr(value_types, im->vt, sizeof value_types);
+        WD_ASSERT(f->results != NULL);
+        return WD_OK;
+    }
+    if (im->x >= x->m->type_count)
+        return invalid(x, "unknown type %" PRIu32, im->x);
+    const wd_functype *ft = &x->m->types[im->x];
+    WD_TRY(check_functype(x, ft));
+    f->param_count = ft->param_count;
+    f->params = ft->params;
+    f->result_count = ft->result_count;
+    f->results = ft->results;
+    return WD_OK;
+}
+
+static wd_status do_block(xlate *x, const wd_body_imm *im)
+{
+    frame f;
+    memset(&f, 0, sizeof f);
+    WD_TRY(block_type(x, im, &f));
+    f.kind = im->op == WD_OP_LOOP ? K_LOOP : im->op == WD_OP_IF ? K_IF : K_BLOCK;
+    f.live_in = x->live;
+    f.label = f.fixups = f.else_fixup = NONE;
+    uint32_t cond = 0;
+    if (f.kind == K_IF) {
+        WD_TRY(pop(x, WD_I32, NULL));
+        cond = slot(x, x->val_count);
+    }
+    WD_TRY(pop_n(x, f.params, f.param_count));
+    if (x->live && f.kind == K_LOOP) {
+        WD_TRY(flush(x)); /* `loop` runs once: its cost stays outside the loop */
+        f.label = x->insn_count;
+    } else if (x->live && f.kind == K_IF) {
+        WD_TRY(emit(x, WD_OP_BR_IF_Z, NONE, cond, 0, &f.else_fixup));
+        close_block(x);
+    }
+    return push_ctrl(x, &f);
+}
+
+static wd_status do_else(xlate *x)
+{
+    if (top_frame(x)->kind != K_IF)
+        return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "END opcode expected");
+    frame f;
+    WD_TRY(pop_ctrl(x, &f));
+    if (x->live) {
+        x->cur += (uint64_t)x->costs->branch_per_value * f.result_count;
+        WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
+    }
+    close_block(x);
+    x->live = f.live_in;
+    if (f.live_in)
+        patch(x, f.else_fixup, x->insn_count);
+    f.kind = K_ELSE;
+    f.else_fixup = NONE;
+    return push_ctrl(x, &f);
+}
+
+static bool same_types(uint32_t n1, const uint8_t *t1, uint32_t n2, const uint8_t *t2)
+{
+    return n1 == n2 && (n1 == 0 || memcmp(t1, t2, n1) == 0);
+}
+
+/* `end` of a block, loop, if or else (the function's end is do_end_func). */
+static wd_status do_end(xlate *x)
+{
+    frame f;
+    WD_TRY(pop_ctrl(x, &f));
+    if (f.kind == K_IF && !same_types(f.param_count, f.params, f.result_count, f.results))
+        return invalid(x, "type mismatch in if: no else branch, but the results differ "
+                          "from the params");
+    bool fall = x->live;
+    uint64_t carry = (uint64_t)x->costs->branch_per_value * f.result_count;
+    if (fall)
+        x->cur += carry;
+    if (f.kind == K_IF && f.else_fixup != NONE && carry != 0) {
+        /* The false edge of an if without else carries values too: it gets a block of
+         * its own that charges them, and the then branch jumps over it. */
+        if (fall)
+            WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
+        close_block(x);
+        x->live = fall = true;
+        patch(x, f.else_fixup, x->insn_count);
+        f.else_fixup = NONE;
+        x->cur = carry;
+        WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+    }
+    if (f.fixups != NONE || f.else_fixup != NONE) {
+        WD_TRY(flush(x));
+        patch(x, f.fixups, x->insn_count);
+        patch(x, f.else_fixup, x->insn_count);
+        x->live = true;
+    } else {
+        x->live = fall;
+    }
+    return push_n(x, f.results, f.result_count);
+}
+
+static wd_status do_end_func(xlate *x)
+{
+    frame f;
+    WD_TRY(pop_ctrl(x, &f));
+    uint64_t ret = (uint64_t)x->costs->return_per_result * f.result_count;
+    if (f.fixups != NONE) {
+        WD_TRY(flush(x));
+        patch(x, f.fixups, x->insn_count);
+        x->live = true;
+        x->cur = ret;
+        WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
+    } else if (x->live) {
+        x->cur += ret;
+        WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
+    }
+    x->live = false;
+    x->cur = 0;
+    close_block(x);
+    return WD_OK;
+}
+
+static wd_status do_br(xlate *x, uint32_t depth)
+{
+    frame *f = NULL;
+    WD_TRY(get_label(x, depth, &f));
+    uint32_t n = label_arity(f);
+    WD_TRY(pop_n(x, label_types(f), n));
+    if (x->live) {
+        uint32_t src = slot(x, x->val_count);
+        x->cur += (uint64_t)x->costs->branch_per_value * n;
+        if (f->kind == K_FUNC) {
+            /* to the function's end, whose return follows at once */
+            x->cur += (uint64_t)x->costs->return_per_result * n;
+            WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
+        } else {
+            WD_TRY(emit_moves(x, slot(x, f->height), src, n));
+            WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
+        }
+    }
+    terminate(x);
+    return WD_OK;
+}
+
+static wd_status do_br_if(xlate *x, uint32_t depth)
+{
+    frame *f = NULL;
+    WD_TRY(get_label(x, depth, &f));
+    WD_TRY(pop(x, WD_I32, NULL));
+    uint32_t cond = slot(x, x->val_count);
+    uint32_t n = label_arity(f);
+    WD_TRY(pop_n(x, label_types(f), n));
+    WD_TRY(push_n(x, label_types(f), n));
+    if (!x->live)
+        return WD_OK;
+    uint32_t src = slot(x, x->val_count - n), dst = slot(x, f->height);
+    uint64_t carry = (uint64_t)x->costs->branch_per_value * n;
+    if ((n == 0 || src == dst) && carry == 0)
+        return emit_branch(x, WD_OP_BR_IF_NZ, cond, f);
+    /* the taken edge moves (and pays for) the values in a block of its own */
+    uint32_t skip = 0;
+    WD_TRY(emit(x, WD_OP_BR_IF_Z, NONE, cond, 0, &skip));
+    close_block(x);
+    x->cur = carry;
+    WD_TRY(emit_moves(x, dst, src, n));
+    WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
+    x->insns[skip].a = x->insn_count;
+    return WD_OK;
+}
+
+/* Pops the label's types and pushes back what was popped (Unknown included), as in 2.0. */
+static wd_status repush(xlate *x, const uint8_t *types, uint32_t n)
+{
+    uint8_t got[MAX_ARITY];
+    WD_ASSERT(n <= MAX_ARITY);
+    for (uint32_t i = n; i-- > 0;)
+        WD_TRY(pop(x, types[i], &got[i]));
+    return push_n(x, got, n);
+}
+
+static wd_status do_br_table(xlate *x, const wd_body_imm *im)
+{
+    const uint32_t *labels = x->d->labels;
+    frame *f = NULL;
+    WD_TRY(pop(x, WD_I32, NULL));
+    uint32_t index = slot(x, x->val_count);
+    WD_TRY(get_label(x, im->y, &f));
+    uint32_t arity = label_arity(f);
+    for (uint32_t i = 0; i < im->count; i++) {
+        frame *g = NULL;
+        WD_TRY(get_label(x, labels[i], &g));
+        if (label_arity(g) != arity)
+            return invalid(x,
+                           "type mismatch in br_table: label %" PRIu32 " carries %" PRIu32
+                           " values, the default %" PRIu32,
+                           labels[i], label_arity(g), arity);
+        WD_TRY(repush(x, label_types(g), arity));
+    }
+    WD_TRY(pop_n(x, label_types(f), arity));
+    if (x->live) {
+        uint32_t src = slot(x, x->val_count);
+        x->cur += (uint64_t)x->costs->branch_per_value * arity;
+        WD_TRY(emit(x, WD_OP_BR_TABLE, index, im->count + 1, arity, NULL));
+        for (uint32_t i = 0; i <= im->count; i++) {
+            frame *g = &x->ctrls[x->ctrl_count - 1 - (i < im->count ? labels[i] : im->y)];
+            uint32_t idx = 0;
+            WD_TRY(put(x, WD_OP_DATA, NONE, slot(x, g->height), src, 0, x->op_off, &idx));
+            link_branch(x, g, idx);
+        }
+    }
+    terminate(x);
+    return WD_OK;
+}
+
+static wd_status do_return(xlate *x)
+{
+    uint32_t n = x->type->result_count;
+    WD_TRY(pop_n(x, x->type->results, n));
+    if (x->live) {
+        x->cur += (uint64_t)x->costs->return_per_result * n;
+        WD_TRY(emit(x, WD_OP_RETURN, slot(x, x->val_count), n, 0, NULL));
+    }
+    terminate(x);
+    return WD_OK;
+}
+
+static wd_status do_call(xlate *x, const wd_body_imm *im)
+{
+    const wd_module *m = x->m;
+    const wd_functype *ft;
+    uint32_t table = 0;
+    if (im->op == WD_OP_CALL) {
+        if (im->x >= m->func_count)
+            return invalid(x, "unknown function %" PRIu32, im->x);
+        ft = &m->types[m->funcs[im->x].type_idx];
+    } else {
+        table = im->y;
+        if (table >= m->table_count)
+            return invalid(x, "unknown table %" PRIu32, table);
+        if (im->x >= m->type_count)
+            return invalid(x, "unknown type %" PRIu32, im->x);
+        if (m->tables[table].elem != WD_FUNCREF)
+            return invalid(
+                x, "type mismatch in call_indirect: table %" PRIu32 " is not a funcref table",
+                table);
+        ft = &m->types[im->x];
+        WD_TRY(pop(x, WD_I32, NULL));
+    }
+    WD_TRY(check_functype(x, ft));
+    WD_TRY(pop_n(x, ft->params, ft->param_count));
+    uint32_t base = slot(x, x->val_count);
+    WD_TRY(push_n(x, ft->results, ft->result_count));
+    if (x->live) {
+        uint32_t op = im->op == WD_OP_CALL ? WD_OP_CALL : WD_OP_CALL_INDIRECT;
+        WD_TRY(emit(x, op, im->x, base, table, NULL));
+        close_block(x);
+    }
+    return WD_OK;
+}
+
+/* ---- other instructions --------------------------------------------------------------- */
+
+static bool is_num(uint8_t t)
+{
+    return t == WD_I32 || t == WD_I64 || t == WD_F32 || t == WD_F64 || t == T_ANY;
+}
+
+static bool is_ref(uint8_t t)
+{
+    return t == WD_FUNCREF || t == WD_EXTERNREF || t == T_ANY;
+}
+
+static wd_status do_select(xlate *x, const wd_body_imm *im)
+{
+    uint8_t t1 = T_ANY, t2 = T_ANY;
+    WD_TRY(pop(x, WD_I32, NULL));
+    if (im->op == WD_OP_SELECT_T) {
+        if (im->count != 1)
+            return invalid(x, "invalid result arity: select takes 1 type, got %" PRIu32, im->count);
+        WD_TRY(check_valtype(x, im->vt));
+        WD_TRY(pop(x, im->vt, NULL));
+        WD_TRY(pop(x, im->vt, NULL));
+        WD_TRY(push(x, im->vt));
+    } else {
+        WD_TRY(pop(x, T_ANY, &t1));
+        WD_TRY(pop(x, T_ANY, &t2));
+        /* v128 never reaches the stack, so is_vec is left out */
+        if (!is_num(t1) || !is_num(t2))
+            return invalid(x,
+                           "type mismatch in select: operands must be numeric, got %s "
+                           "and %s",
+                           type_name(t2), type_name(t1));
+        if (t1 != t2 && t1 != T_ANY && t2 != T_ANY)
+            return invalid(x, "type mismatch in select: %s and %s", type_name(t2), type_name(t1));
+        WD_TRY(push(x, t1 == T_ANY ? t2 : t1));
+    }
+    if (x->live)
+        WD_TRY(emit(x, WD_OP_SELECT, top_slot(x), 1, 0, NULL));
+    return WD_OK;
+}
+
+static wd_status do_variable(xlate *x, const wd_body_imm *im)
+{
+    const wd_module *m = x->m;
+    uint32_t idx = im->x;
+    uint8_t t = 0;
+    if (im->op == WD_OP_GLOBAL_GET || im->op == WD_OP_GLOBAL_SET) {
+        if (idx >= m->global_count)
+            return invalid(x, "unknown global %" PRIu32, idx);
+        const wd_globaltype *g = &m->globals[idx].type;
+        WD_TRY(check_valtype(x, g->type));
+        if (im->op == WD_OP_GLOBAL_GET) {
+            WD_TRY(push(x, g->type));
+            return x->live ? emit(x, WD_OP_GLOBAL_GET, top_slot(x), idx, 0, NULL) : WD_OK;
+        }
+        if (!g->mut)
+            return invalid(x, "global is immutable: global.set %" PRIu32, idx);
+        WD_TRY(pop(x, g->type, NULL));
+        return x->live ? emit(x, WD_OP_GLOBAL_SET, slot(x, x->val_count), idx, 0, NULL) : WD_OK;
+    }
+    if (idx >= x->local_slots)
+        return invalid(x, "unknown local %" PRIu32, idx);
+    uint32_t params = x->type->param_count;
+    t = idx < params ? x->type->params[idx] : x->local_types[idx - params];
+    if (im->op == WD_OP_LOCAL_GET) {
+        WD_TRY(push(x, t));
+        return x->live ? emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL) : WD_OK;
+    }
+    WD_TRY(pop(x, t, NULL));
+    uint32_t src = slot(x, x->val_count); /* the value stays there for local.tee */
+    if (im->op == WD_OP_LOCAL_TEE)
+        WD_TRY(push(x, t));
+    return x->live ? emit(x, WD_OP_MOV, idx, src, 0, NULL) : WD_OK;
+}
+
+static wd_status need_table(xlate *x, uint32_t idx, uint8_t *elem)
+{
+    if (idx >= x->m->table_count)
+        return invalid(x, "unknown table %" PRIu32, idx);
+    *elem = x->m->tables[idx].elem;
+    return WD_OK;
+}
+
+static wd_status need_elem(xlate *x, uint32_t idx)
+{
+    if (idx >= x->m->elem_count)
+        return invalid(x, "unknown elem segment %" PRIu32, idx);
+    return WD_OK;
+}
+
+static wd_status pop_i32s(xlate *x, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        WD_TRY(pop(x, WD_I32, NULL));
+    return WD_OK;
+}
+
+static wd_status do_table(xlate *x, const wd_body_imm *im)
+{
+    uint8_t t = 0, t2 = 0;
+    uint32_t a, b = 0;
+    if (im->op != WD_OP_ELEM_DROP)
+        WD_TRY(need_table(x, im->x, &t));
+    switch (im->op) {
+    case WD_OP_TABLE_GET:
+        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(push(x, t));
+        a = b = top_slot(x);
+        break;
+    case WD_OP_TABLE_SET:
+        WD_TRY(pop(x, t, NULL));
+        WD_TRY(pop(x, WD_I32, NULL));
+        a = slot(x, x->val_count);
+        break;
+    case WD_OP_TABLE_SIZE:
+        WD_TRY(push(x, WD_I32));
+        a = top_slot(x);
+        break;
+    case WD_OP_TABLE_GROW:
+        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, t, NULL));
+        WD_TRY(push(x, WD_I32));
+        a = top_slot(x);
+        break;
+    case WD_OP_TABLE_FILL:
+        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, t, NULL));
+        WD_TRY(pop(x, WD_I32, NULL));
+        a = slot(x, x->val_count);
+        break;
+    case WD_OP_TABLE_COPY:
+        WD_TRY(need_table(x, im->y, &t2));
+        if (t != t2)
+            return invalid(x, "type mismatch in table.copy: %s table into %s table", type_name(t2),
+                           type_name(t));
+        WD_TRY(pop_i32s(x, 3));
+        a = slot(x, x->val_count);
+        return x->live ? emit(x, WD_OP_TABLE_COPY, a, im->x, im->y, NULL) : WD_OK;
+    case WD_OP_TABLE_INIT:
+        WD_TRY(need_elem(x, im->y));
+        if (x->m->elems[im->y].type != t)
+            return invalid(x, "type mismatch in table.init: %s segment into %s table",
+                           type_name(x->m->elems[im->y].type), type_name(t));
+        WD_TRY(pop_i32s(x, 3));
+        a = slot(x, x->val_count);
+        return x->live ? emit(x, WD_OP_TABLE_INIT, a, im->y, im->x, NULL) : WD_OK;
+    default: /* elem.drop */
+        WD_TRY(need_elem(x, im->y));
+        return x->live ? emit(x, WD_OP_ELEM_DROP, im->y, 0, 0, NULL) : WD_OK;
+    }
+    return x->live ? emit(x, im->op, a, b, im->x, NULL) : WD_OK;
+}
+
+static wd_status need_memory(xlate *x)
+{
+    if (x->m->memory_count == 0)
+        return invalid(x, "unknown memory 0");
+    return WD_OK;
+}
+
+static wd_status do_memory(xlate *x, const wd_body_imm *im)
+{
+    uint32_t a, b = 0;
+    if (im->op != WD_OP_DATA_DROP)
+        WD_TRY(need_memory(x));
+    if (im->op == WD_OP_MEMORY_INIT || im->op == WD_OP_DATA_DROP) {
+        if (im->x >= x->m->data_count)
+            return invalid(x, "unknown data segment %" PRIu32, im->x);
+    }
+    switch (im->op) {
+    case WD_OP_MEMORY_SIZE:
+        WD_TRY(push(x, WD_I32));
+        a = top_slot(x);
+        break;
+    case WD_OP_MEMORY_GROW:
+        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(push(x, WD_I32));
+        a = b = top_slot(x);
+        break;
+    case WD_OP_DATA_DROP:
+        a = im->x;
+        break;
+    default: /* memory.fill, memory.copy, memory.init */
+        WD_TRY(pop_i32s(x, 3));
+        a = slot(x, x->val_count);
+        b = im->op == WD_OP_MEMORY_INIT ? im->x : 0;
+        break;
+    }
+    return x->live ? emit(x, im->op, a, b, 0, NULL) : WD_OK;
+}
+
+static wd_status do_memop(xlate *x, const wd_body_imm *im)
+{
+    const wd_opinfo *info = &wd_op_info[im->op];
+    WD_TRY(need_memory(x));
+    if (im->align > info->t2)
+        return invalid(x, "alignment must not be larger than natural");
+    uint32_t offset = (uint32_t)im->value;
+    if (info->kind == WD_KIND_LOAD) {
+        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(push(x, info->t1));
+        uint32_t s = top_slot(x);
+        return x->live ? emit(x, im->op, s, s, offset, NULL) : WD_OK;
+    }
+    WD_TRY(pop(x, info->t1, NULL));
+    WD_TRY(pop(x, WD_I32, NULL));
+    uint32_t s = slot(x, x->val_count);
+    return x->live ? emit(x, im->op, s, s + 1, offset, NULL) : WD_OK;
+}
+
+static wd_status do_numeric(xlate *x, const wd_body_imm *im)
+{
+    const wd_opinfo *info = &wd_op_info[im->op];
+    WD_TRY(pop(x, info->t1, NULL));
+    if (info->kind == WD_KIND_BIN)
+        WD_TRY(pop(x, info->t1, NULL));
+    WD_TRY(push(x, info->t2));
+    if (!x->live)
+        return WD_OK;
+    uint32_t s = top_slot(x);
+    return emit(x, im->op, s, s, info->kind == WD_KIND_BIN ? s + 1 : 0, NULL);
+}
+
+static wd_status do_const(xlate *x, const wd_body_imm *im)
+{
+    uint8_t t = wd_op_info[im->op].t1;
+    uint32_t idx = 0;
+    WD_TRY(push(x, t));
+    if (!x->live)
+        return WD_OK;
+    if (t == WD_I32 || t == WD_F32)
+        return emit(x, WD_OP_CONST32, top_slot(x), (uint32_t)im->value, 0, NULL);
+    WD_TRY(emit(x, WD_OP_CONST64, top_slot(x), 0, 0, &idx));
+    x->insns[idx].bc = im->value;
+    return WD_OK;
+}
+
+static wd_status do_ref(xlate *x, const wd_body_imm *im)
+{
+    uint8_t t = T_ANY;
+    switch (im->op) {
+    case WD_OP_REF_NULL:
+        WD_TRY(push(x, im->vt));
+        return x->live ? emit(x, WD_OP_REF_NULL, top_slot(x), 0, 0, NULL) : WD_OK;
+    case WD_OP_REF_IS_NULL:
+        WD_TRY(pop(x, T_ANY, &t));
+        if (!is_ref(t))
+            return invalid(x, "type mismatch in ref.is_null: expected a reference, got %s",
+                           type_name(t));
+        WD_TRY(push(x, WD_I32));
+        return x->live ? emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL) : WD_OK;
+    default: /* ref.func */
+        if (im->x >= x->m->func_count)
+            return invalid(x, "unknown function %" PRIu32, im->x);
+        if (x->m->declared_funcs == NULL || !x->m->declared_funcs[im->x])
+            return invalid(x, "undeclared function reference %" PRIu32, im->x);
+        WD_TRY(push(x, WD_FUNCREF));
+        return x->live ? emit(x, WD_OP_REF_FUNC, top_slot(x), im->x, 0, NULL) : WD_OK;
+    }
+}
+
+static wd_status dispatch(xlate *x, const wd_body_imm *im)
+{
+    switch (wd_op_info[im->op].kind) {
+    case WD_KIND_UN:
+    case WD_KIND_BIN:
+        return do_numeric(x, im);
+    case WD_KIND_LOAD:
+    case WD_KIND_STORE:
+        return do_memop(x, im);
+    default:
+        break;
+    }
+    switch (im->op) {
+    case WD_OP_UNREACHABLE:
+        if (x->live)
+            WD_TRY(emit(x, WD_OP_UNREACHABLE, 0, 0, 0, NULL));
+        terminate(x);
+        return WD_OK;
+    case WD_OP_NOP:
+        return WD_OK;
+    case WD_OP_BLOCK:
+    case WD_OP_LOOP:
+    case WD_OP_IF:
+        return do_block(x, im);
+    case WD_OP_ELSE:
+        return do_else(x);
+    case WD_OP_END:
+        return x->ctrl_count == 1 ? do_end_func(x) : do_end(x);
+    case WD_OP_BR:
+        return do_br(x, im->x);
+    case WD_OP_BR_IF:
+        return do_br_if(x, im->x);
+    case WD_OP_BR_TABLE:
+        return do_br_table(x, im);
+    case WD_OP_RETURN:
+        return do_return(x);
+    case WD_OP_CALL:
+    case WD_OP_CALL_INDIRECT:
+        return do_call(x, im);
+    case WD_OP_DROP:
+        return pop(x, T_ANY, NULL);
+    case WD_OP_SELECT:
+    case WD_OP_SELECT_T:
+        return do_select(x, im);
+    case WD_OP_LOCAL_GET:
+    case WD_OP_LOCAL_SET:
+    case WD_OP_LOCAL_TEE:
+    case WD_OP_GLOBAL_GET:
+    case WD_OP_GLOBAL_SET:
+        return do_variable(x, im);
+    case WD_OP_TABLE_GET:
+    case WD_OP_TABLE_SET:
+    case WD_OP_TABLE_SIZE:
+    case WD_OP_TABLE_GROW:
+    case WD_OP_TABLE_FILL:
+    case WD_OP_TABLE_COPY:
+    case WD_OP_TABLE_INIT:
+    case WD_OP_ELEM_DROP:
+        return do_table(x, im);
+    case WD_OP_MEMORY_SIZE:
+    case WD_OP_MEMORY_GROW:
+    case WD_OP_MEMORY_INIT:
+    case WD_OP_MEMORY_COPY:
+    case WD_OP_MEMORY_FILL:
+    case WD_OP_DATA_DROP:
+        return do_memory(x, im);
+    case WD_OP_I32_CONST:
+    case WD_OP_I64_CONST:
+    case WD_OP_F32_CONST:
+    case WD_OP_F64_CONST:
+        return do_const(x, im);
+    case WD_OP_REF_NULL:
+    case WD_OP_REF_IS_NULL:
+    case WD_OP_REF_FUNC:
+        return do_ref(x, im);
+    default:
+        WD_ASSERT(false); /* every opcode of ops.def is handled above */
+        return invalid(x, "unhandled instruction %s", x->opname);
+    }
+}
+
+/* ---- the function --------------------------------------------------------------------- */
+
+static wd_status check_locals(xlate *x, const wd_funcdef *fd)
+{
+    uint64_t total = (uint64_t)x->type->param_count + fd->local_count;
+    if (total > MAX_SLOTS)
+        return wd_fail(x->err, WD_ERR_MALFORMED, fd->body_offset, "too many locals");
+    x->local_slots = (uint32_t)total;
+    x->local_types = fd->local_types;
+    for (uint32_t i = 0; i < fd->local_count; i++) {
+        uint8_t t = fd->local_types[i];
+        if (t == WD_V128)
+            return unsupported_simd(x);
+        if (x->opts->pvm && is_float(t))
+            return forbidden_float(x, t == WD_F32 ? "f32 local" : "f64 local");
+    }
+    return WD_OK;
+}
+
+/* The entry METER at index 0 carries the function-entry cost; the body's frame. */
+static wd_status enter(xlate *x, const wd_funcdef *fd)
+{
+    const wd_costs *c = x->costs;
+    uint64_t entry = c->call_entry + (uint64_t)c->call_per_param * x->type->param_count +
+                     (uint64_t)c->call_per_local * fd->local_count;
+    if (entry > UINT32_MAX)
+        return invalid(x, "function entry too costly: its charge exceeds 2^32-1 ticks");
+    WD_TRY(put(x, WD_OP_METER, (uint32_t)entry, 0, 0, (uint32_t)entry, x->op_off, &x->meter));
+    x->open = x->live = true;
+    frame f;
+    memset(&f, 0, sizeof f);
+    f.kind = K_FUNC;
+    f.live_in = true;
+    f.result_count = x->type->result_count;
+    f.results = x->type->results;
+    f.label = f.fixups = f.else_fixup = NONE;
+    return push_ctrl(x, &f);
+}
+
+static wd_status translate(xlate *x)
+{
+    const wd_funcdef *fd = &x->m->funcs[x->func_idx];
+    wd_reader *r = &x->d->r;
+    x->type = &x->m->types[fd->type_idx];
+    WD_TRY(wd_validate_skip_locals(r));
+    x->op_off = (uint32_t)r->pos;
+    x->opname = "function type";
+    WD_TRY(check_functype(x, x->type));
+    x->opname = "local";
+    WD_TRY(check_locals(x, fd));
+    WD_TRY(enter(x, fd));
+    while (x->ctrl_count > 0) {
+        if (r->pos >= r->end)
+            return wd_validate_missing_end(x->d);
+        wd_body_imm im;
+        x->op_off = (uint32_t)r->pos;
+        WD_TRY(wd_validate_decode_insn(x->d, &im));
+        x->wasm_insn_count++;
+        const wd_opinfo *info = &wd_op_info[im.op];
+        x->opname = wd_op_names[im.op];
+        if (x->opts->pvm && wd_op_is_float(im.op))
+            return forbidden_float(x, x->opname);
+        x->cur = x->live ? x->costs->op[wd_cost_index(info->prefix, info->code)] : 0;
+        if (x->live && !x->open && x->bb_off == NONE)
+            x->bb_off = x->op_off;
+        WD_TRY(dispatch(x, &im));
+        if (x->live && x->cur != 0) {
+            if (x->pending_off == NONE)
+                x->pending_off = x->op_off;
+            x->pending += x->cur;
+        }
+        x->cur = 0;
+    }
+    if (r->pos != r->end)
+        return wd_fail(x->err, WD_ERR_MALFORMED, r->pos, "section size mismatch");
+    return WD_OK;
+}
+
+static wd_status store_code(xlate *x)
+{
+    wd_arena *a = &x->m->arena;
+    uint32_t n = x->insn_count;
+    wd_code *c = wd_arena_alloc(a, sizeof *c);
+    if (c == NULL)
+        return nomem(x);
+    c->insns = wd_arena_dup(a, x->insns, (size_t)n * sizeof *c->insns);
+    c->costs = wd_arena_dup(a, x->icosts, (size_t)n * sizeof *c->costs);
+    c->offsets = wd_arena_dup(a, x->offs, (size_t)n * sizeof *c->offsets);
+    if (c->insns == NULL || c->costs == NULL || c->offsets == NULL)
+        return nomem(x);
+    c->insn_count = n;
+    c->func_idx = x->func_idx;
+    c->param_slots = x->type->param_count;
+    c->local_slots = x->local_slots;
+    c->result_slots = x->type->result_count;
+    c->max_slots = WD_MAX(x->local_slots + x->max_height, c->result_slots);
+    c->wasm_insn_count = x->wasm_insn_count;
+    x->m->funcs[x->func_idx].code = c;
+    return WD_OK;
+}
+
+wd_status wd_translate_func(wd_module *m, uint32_t func_idx, wd_body_dec *d,
+                            const wd_decode_opts *opts, wd_error *err)
+{
+    xlate x;
+    memset(&x, 0, sizeof x);
+    x.d = d;
+    x.m = m;
+    x.ctx = m->ctx;
+    x.costs = opts->costs;
+    x.opts = opts;
+    x.err = err;
+    x.func_idx = func_idx;
+    x.meter = x.pending_off = x.bb_off = NONE;
+    wd_status st = translate(&x);
+    if (st == WD_OK)
+        st = store_code(&x);
+    wd_free(x.ctx, x.vals);
+    wd_free(x.ctx, x.ctrls);
+    wd_free(x.ctx, x.insns);
+    wd_free(x.ctx, x.icosts);
+    wd_free(x.ctx, x.offs);
+    return st;
+}

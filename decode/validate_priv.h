@@ -1,0 +1,63 @@
+/* validate_priv.h: internals of body validation, shared by decode/validate.c (decoding
+ * of instructions, the binary-format scan, the entry point) and decode/translate.c (typing
+ * and translation), and a debugging dump of translated code. */
+#ifndef WD_DECODE_VALIDATE_PRIV_H
+#define WD_DECODE_VALIDATE_PRIV_H
+
+#include "decode/decode.h"
+/* reader.h's wd_read_sleb trips GCC's -Wsign-conversion under -fsanitize=undefined;
+ * silenced for that header only, as in decode.c. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+#include "decode/reader.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <stdio.h>
+
+enum { WD_BT_EMPTY, WD_BT_VALUE, WD_BT_INDEX };
+
+/* The immediates of one instruction. */
+typedef struct wd_body_imm {
+    uint32_t op;     /* WD_OP_* */
+    uint32_t x, y;   /* indices (see decode_imm in validate.c for which is which) */
+    uint32_t align;  /* memarg */
+    uint32_t count;  /* br_table: labels before the default (in labels); select t*: types */
+    uint64_t value;  /* constant bits, memarg offset */
+    uint8_t bt_kind; /* block type: WD_BT_*, with vt or x */
+    uint8_t vt;      /* value type: block type, select t*, ref.null */
+} wd_body_imm;
+
+/* The instruction decoder of one body: `r` bounded by the body's end. */
+typedef struct wd_body_dec {
+    wd_reader r;
+    const wd_module *m;
+    wd_ctx *ctx;
+    size_t module_size;
+    uint32_t *labels; /* br_table targets; owned, wd_free'd by whoever set up the decoder */
+    uint32_t label_cap;
+} wd_body_dec;
+
+/* Decodes the next instruction and its immediates (binary-format errors only:
+ * WD_ERR_MALFORMED with the spec's wording, WD_ERR_NOMEM). */
+WD_NODISCARD wd_status wd_validate_decode_insn(wd_body_dec *d, wd_body_imm *im);
+
+/* Skips the local declarations at the start of a body. */
+WD_NODISCARD wd_status wd_validate_skip_locals(wd_reader *r);
+
+/* The error for a body that ends with control frames still open. */
+WD_NODISCARD wd_status wd_validate_missing_end(wd_body_dec *d);
+
+/* Validates and translates the body of function `func_idx`, `d` positioned at its start;
+ * on success stores the code in the module (translate.c). */
+WD_NODISCARD wd_status wd_translate_func(wd_module *m, uint32_t func_idx, wd_body_dec *d,
+                                         const wd_decode_opts *opts, wd_error *err);
+
+/* Prints `c` as text, one instruction a line: index, name, operands, static cost and the
+ * module offset of the source instruction. For debugging; `out` is borrowed. */
+void wd_code_dump(FILE *out, const wd_code *c);
+
+#endif
