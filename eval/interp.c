@@ -1,0 +1,1066 @@
+/* interp.c: the interpreter loop over decode/code.h's internal code.
+ *
+ * State. ip (the instruction running), fp (the frame's slot 0), base (the function's first
+ * instruction, for branch targets), inst, the memory base and size, and `remaining` (the
+ * tick budget left: tick_limit - ticks) live in C locals; SAVE() writes them back to the
+ * thread before anything that can observe them (hooks, host functions, traps, stops).
+ * Frames live on t->frames: a caller's frame holds its return address (the instruction
+ * after its CALL, also while a host function it called runs); the top frame's ip is written
+ * when the thread stops, and is the instruction a resume runs first.
+ *
+ * Hooks: `call` fires once the callee's frame is pushed (t->ticks includes the CALL), `ret`
+ * while the ending frame is still on the stack. A host function has no frame; its `ret`
+ * fires once the ticks it charged are paid (see wd_eval_state.debt).
+ *
+ * Metering (decode/code.h "Metering", DESIGN.md "The invariant"). Two modes share one copy
+ * of the opcode bodies:
+ *   fast: a METER charges its whole block at once. Invariant: the costs of the
+ *     instructions from ip to the next METER are already charged.
+ *   slow: nothing is prepaid; each instruction is charged its own costs[i] just before it
+ *     runs, if the budget holds it (else the thread stops there with WD_OUT_OF_TICKS, so a
+ *     resume runs it). A METER met in slow mode goes back to fast when its whole block
+ *     fits and no stepping or pending request stands.
+ * With computed goto the mode is the dispatch table: the slow table sends every opcode
+ * through the per-instruction check first. The fast path thus costs nothing extra per
+ * instruction. Every stop (limit, step, pending request, breakpoint) happens in slow mode,
+ * so t->ticks is then exactly the sum of the costs of what ran. A trap in fast mode refunds
+ * the prepaid costs of the instructions after it; a dynamic cost (bulk bytes, pages grown)
+ * that does not fit refunds the rest of the block, the instruction's own cost included,
+ * and reruns the instruction in slow mode, which charges it exactly or stops before it. */
+#include "eval/interp.h"
+
+#include "eval/numeric.h"
+#include "link/link_private.h"
+
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "wasmdbg needs a little-endian host: memory and slots are read in place");
+#endif
+
+uint32_t wd_eval_type_slots(const uint8_t *types, uint32_t count)
+{
+    uint32_t n = count;
+    for (uint32_t i = 0; i < count; i++)
+        n += types[i] == WD_V128;
+    return n;
+}
+
+/* Sum of costs[j] for `from` <= j < the next METER: what fast mode prepaid from `from` on. */
+static uint64_t block_rest(const wd_code *code, uint32_t from)
+{
+    uint64_t sum = 0;
+    for (uint32_t j = from; j < code->insn_count && code->insns[j].op != WD_OP_METER; j++)
+        sum += code->costs[j];
+    return sum;
+}
+
+WD_NOINLINE static void hook_call(wd_thread *t, const wd_func *f, wd_call_kind kind)
+{
+    const wd_hooks *h = t->hooks;
+    if (h != NULL && h->call != NULL)
+        h->call(h->ud, t->ticks, f, kind);
+}
+
+WD_NOINLINE static void hook_ret(wd_thread *t, const wd_func *f)
+{
+    const wd_hooks *h = t->hooks;
+    if (h != NULL && h->ret != NULL)
+        h->ret(h->ud, t->ticks, f);
+}
+
+void wd_interp_unwind(wd_thread *t)
+{
+    while (t->frame_count > 0) {
+        hook_ret(t, t->frames[t->frame_count - 1].func);
+        t->frame_count--;
+    }
+    t->state = WD_THREAD_IDLE;
+}
+
+bool wd_interp_pay_debt(wd_thread *t, uint64_t end)
+{
+    wd_eval_state *es = t->eval_private;
+    uint64_t room = end - t->ticks;
+    if (es->debt > room) {
+        t->ticks = end;
+        es->debt -= room;
+        return false;
+    }
+    t->ticks += es->debt;
+    es->debt = 0;
+    if (es->debt_func != NULL) {
+        const wd_func *f = es->debt_func;
+        es->debt_func = NULL;
+        hook_ret(t, f);
+    }
+    return true;
+}
+
+wd_status wd_interp_call_host(wd_thread *t, wd_func *f, wd_val *args, uint64_t end, bool *paid,
+                              wd_error *err)
+{
+    wd_eval_state *es = t->eval_private;
+    es->in_host = true;
+    wd_status st = f->host(t, f->host_ud, args, err);
+    es->in_host = false;
+    es->debt_func = f;
+    *paid = wd_interp_pay_debt(t, end);
+    if (st == WD_OK)
+        return WD_OK;
+    /* The invocation ends: what the host charged beyond the budget is dropped. */
+    es->debt = 0;
+    if (es->debt_func != NULL) {
+        es->debt_func = NULL;
+        hook_ret(t, f);
+    }
+    if (st == WD_OUT_OF_TICKS || st == WD_PAUSED) {
+        st = WD_ERR_USAGE; /* a host function cannot suspend the thread */
+        wd_fail(err, st, 0, "host function %s.%s returned a resumable status", f->host_module,
+                f->host_name);
+    }
+    if (err->status == WD_OK)
+        wd_fail(err, st, 0, "host function %s.%s failed", f->host_module, f->host_name);
+    return st;
+}
+
+/* ---- long opcode bodies ---- */
+
+typedef struct target {
+    wd_func *f;
+    wd_trap trap;
+} target;
+
+/* CALL_INDIRECT a=type b=first argument slot c=table: the callee, or the trap. */
+WD_NOINLINE static target indirect_target(const wd_instance *inst, const wd_val *fp,
+                                          const wd_insn *ip)
+{
+    const wd_functype *want = &inst->module->types[ip->a];
+    const wd_table *tab = inst->tables[ip->c];
+    uint32_t i = fp[ip->b + wd_eval_type_slots(want->params, want->param_count)].u32;
+    target r = {NULL, WD_TRAP_NONE};
+    if (i >= tab->size)
+        r.trap = WD_TRAP_UNDEFINED_ELEMENT;
+    else if (tab->elems[i] == 0)
+        r.trap = WD_TRAP_UNINITIALIZED_ELEMENT;
+    else {
+        r.f = (wd_func *)(uintptr_t)tab->elems[i];
+        if (r.f->type != want && !wd_functype_equal(r.f->type, want))
+            r.trap = WD_TRAP_INDIRECT_TYPE_MISMATCH;
+    }
+    return r;
+}
+
+/* Records trap `kind` at instruction `ip`. A missing table element is named by its index,
+ * as the reference interpreter does ("uninitialized element 2"). */
+WD_NOINLINE static void record_trap(wd_error *err, wd_trap kind, const wd_instance *inst,
+                                    const wd_val *fp, const wd_insn *ip, uint32_t offset)
+{
+    if ((kind == WD_TRAP_UNDEFINED_ELEMENT || kind == WD_TRAP_UNINITIALIZED_ELEMENT) &&
+        ip->op == WD_OP_CALL_INDIRECT && err->status == WD_OK) {
+        const wd_functype *ft = &inst->module->types[ip->a];
+        uint32_t i = fp[ip->b + wd_eval_type_slots(ft->params, ft->param_count)].u32;
+        err->trap = kind;
+        wd_fail(err, WD_TRAP, offset, "%s %u", wd_trap_message(kind), i);
+        return;
+    }
+    wd_fail_trap(err, kind, offset);
+}
+
+static uint64_t elem_seg_count(const wd_instance *inst, uint32_t seg)
+{
+    return inst->elem_dropped[seg] ? 0 : inst->module->elems[seg].count;
+}
+
+WD_NOINLINE static void table_init(const wd_instance *inst, uint32_t seg, wd_table *tab, uint32_t d,
+                                   uint32_t s, uint32_t n)
+{
+    const wd_constexpr *items = inst->module->elems[seg].items;
+    for (uint32_t k = 0; k < n; k++) {
+        wd_val v[2];
+        wd_link_const_eval(inst, &items[s + k], v);
+        tab->elems[d + k] = v[0].u64;
+    }
+}
+
+WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        tab->elems[i + k] = ref;
+}
+
+/* ---- the loop ---- */
+
+#define A      (ip->a)
+#define B      (ip->b)
+#define C      (ip->c)
+#define U32(x) (fp[x].u32)
+#define S32(x) (fp[x].i32)
+#define U64(x) (fp[x].u64)
+#define S64(x) (fp[x].i64)
+#define F32(x) (fp[x].f32)
+#define F64(x) (fp[x].f64)
+/* Results fill the whole slot: an i32 or f32 is zero-extended. */
+#define PUT32(v)  (fp[A].u64 = (uint32_t)(v))
+#define PUT64(v)  (fp[A].u64 = (uint64_t)(v))
+#define PUTF32(v) (fp[A].u64 = f32_bits(v))
+#define PUTF64(v) (fp[A].u64 = f64_bits(v))
+
+#if WD_USE_GOTO
+#define JUMP()     goto *tbl[ip->op]
+#define CASE(name) L_##name:
+#define SET_SLOW() (slow = true, tbl = slow_labels)
+#define SET_FAST() (slow = false, tbl = fast_labels)
+#else
+#define JUMP()     goto loop_top
+#define CASE(name) case WD_OP_##name:
+#define SET_SLOW() (slow = true)
+#define SET_FAST() (slow = false)
+#endif
+#define NEXT()                                                                                     \
+    do {                                                                                           \
+        ip++;                                                                                      \
+        JUMP();                                                                                    \
+    } while (0)
+
+#define SAVE(at)                                                                                   \
+    do {                                                                                           \
+        frame->ip = (at);                                                                          \
+        t->ticks = END - remaining;                                                                \
+        t->frame_count = (uint32_t)(frame - frames) + 1;                                           \
+    } while (0)
+
+#define RELOAD_MEM()                                                                               \
+    do {                                                                                           \
+        const wd_memory *m_ = inst->memory;                                                        \
+        mem = m_ != NULL ? m_->data : NULL;                                                        \
+        mem_size = m_ != NULL ? m_->size : 0;                                                      \
+    } while (0)
+
+#define TRAP(kind)                                                                                 \
+    do {                                                                                           \
+        trap = (kind);                                                                             \
+        goto on_trap;                                                                              \
+    } while (0)
+
+/* A dynamic cost known once the instruction runs (after its bounds checks). */
+#define CHARGE_DYN(x)                                                                              \
+    do {                                                                                           \
+        uint64_t dyn_ = (x);                                                                       \
+        if (WD_UNLIKELY(dyn_ > remaining))                                                         \
+            goto dyn_short;                                                                        \
+        remaining -= dyn_;                                                                         \
+    } while (0)
+#define DYN(field) (costs != NULL ? (uint64_t)costs->field : 0)
+
+#define UNOP(name, put, expr)                                                                      \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        put(expr);                                                                                 \
+        NEXT();                                                                                    \
+    }
+#define BINOP(name, put, expr) UNOP(name, put, expr)
+
+#define LOAD(name, width, T, put, conv)                                                            \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t ea_ = (uint64_t)U32(B) + C;                                                       \
+        if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
+            TRAP(WD_TRAP_MEMORY_OOB);                                                              \
+        T v_;                                                                                      \
+        memcpy(&v_, mem + ea_, (width));                                                           \
+        put(conv);                                                                                 \
+        NEXT();                                                                                    \
+    }
+
+#define STORE(name, width, T, val)                                                                 \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t ea_ = (uint64_t)U32(A) + C;                                                       \
+        if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
+            TRAP(WD_TRAP_MEMORY_OOB);                                                              \
+        T v_ = (T)(val);                                                                           \
+        memcpy(mem + ea_, &v_, (width));                                                           \
+        NEXT();                                                                                    \
+    }
+
+#define TRUNC(name, fn, src)                                                                       \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t r_;                                                                               \
+        wd_trap k_ = fn(src, &r_);                                                                 \
+        if (WD_UNLIKELY(k_ != WD_TRAP_NONE))                                                       \
+            TRAP(k_);                                                                              \
+        fp[A].u64 = r_;                                                                            \
+        NEXT();                                                                                    \
+    }
+
+wd_status wd_interp_run(wd_thread *t, wd_error *err)
+{
+#if WD_USE_GOTO
+#define LABEL_CTRL(name)  &&L_ILLEGAL
+#define LABEL_UN(name)    &&L_##name
+#define LABEL_BIN(name)   &&L_##name
+#define LABEL_LOAD(name)  &&L_##name
+#define LABEL_STORE(name) &&L_##name
+#define LABEL_MISC(name)  &&L_##name
+    static const void *const fast_labels[WD_OP_COUNT] = {
+#define OP(name, prefix, code, text, kind, t1, t2) [WD_OP_##name] = LABEL_##kind(name),
+#define IOP(name, text)                            [WD_OP_##name] = &&L_##name,
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+    };
+    static const void *const slow_labels[WD_OP_COUNT] = {
+#define OP(name, prefix, code, text, kind, t1, t2) [WD_OP_##name] = &&L_SLOW,
+#define IOP(name, text)                            [WD_OP_##name] = &&L_SLOW,
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+    };
+    const void *const *tbl;
+#endif
+    wd_eval_state *const es = t->eval_private;
+    wd_frame *const frames = t->frames;
+    wd_frame *const frame_limit = frames + t->max_frames;
+    wd_val *const stack_end = t->stack + t->stack_slots;
+    const wd_hooks *const hooks = t->hooks;
+    const wd_costs *const costs = t->costs;
+
+    uint64_t remaining = t->tick_limit > t->ticks ? t->tick_limit - t->ticks : 0;
+    es->end = t->ticks + remaining;
+/* Kept in the thread, not a local: it is only needed where the thread is synced. */
+#define END (((wd_eval_state *)t->eval_private)->end)
+    bool stepped = false; /* an instruction ran in slow mode in this call (single_step) */
+
+    /* A host call that stopped at the limit with ticks still owed ends first. */
+    if (es->debt_func != NULL) {
+        if (!wd_interp_pay_debt(t, END))
+            return WD_OUT_OF_TICKS;
+        remaining = END - t->ticks;
+        stepped = true;
+    }
+    if (t->frame_count == 0) { /* the invocation was of a host function: it is over */
+        t->state = WD_THREAD_IDLE;
+        return WD_OK;
+    }
+
+    wd_frame *frame = frames + t->frame_count - 1;
+    const wd_insn *ip = frame->ip;
+    wd_val *fp = frame->fp;
+    const wd_insn *base = frame->func->code->insns;
+    wd_instance *inst = frame->func->inst;
+    uint8_t *mem;
+    uint64_t mem_size;
+    RELOAD_MEM();
+    bool slow;
+    wd_trap trap;
+    wd_func *callee;
+    wd_val *nfp;
+    wd_call_kind kind;
+
+    /* Always start slow: a resume may land mid-block, where nothing is prepaid. */
+    SET_SLOW();
+    JUMP();
+
+    /* The #if-shaped dispatch below confuses clang-format: it is laid out by hand. */
+    // clang-format off
+#if WD_USE_GOTO
+L_SLOW:
+#else
+loop_top:
+    if (WD_UNLIKELY(slow)) {
+#endif
+    if (t->single_step && stepped)
+        goto stop_paused;
+    if (ip->op == WD_OP_METER)
+        goto meter_slow;
+    if (ip->op == WD_OP_BREAK)
+        goto stop_paused;
+    {
+        uint32_t c_ = frame->func->code->costs[ip - base];
+        if (c_ > remaining)
+            goto stop_ticks;
+        remaining -= c_;
+        stepped = true;
+    }
+#if WD_USE_GOTO
+    goto *fast_labels[ip->op];
+#else
+    }
+    switch (ip->op) {
+#endif
+
+    /* ---- control ---- */
+
+    CASE(METER)
+    {
+        if (WD_UNLIKELY(remaining < A || t->pending || t->single_step)) {
+            SET_SLOW();
+            goto meter_slow;
+        }
+        remaining -= A;
+        NEXT();
+    }
+    CASE(NOP_COST)
+    {
+        NEXT();
+    }
+    CASE(UNREACHABLE)
+    {
+        TRAP(WD_TRAP_UNREACHABLE);
+    }
+    CASE(JMP)
+    {
+        ip = base + A;
+        JUMP();
+    }
+    CASE(BR_IF_NZ)
+    {
+        if (U32(B) != 0) {
+            ip = base + A;
+            JUMP();
+        }
+        NEXT();
+    }
+    CASE(BR_IF_Z)
+    {
+        if (U32(B) == 0) {
+            ip = base + A;
+            JUMP();
+        }
+        NEXT();
+    }
+    CASE(BR_TABLE)
+    {
+        uint32_t i = U32(A), arity = C;
+        if (i >= B)
+            i = B - 1;
+        const wd_insn *e = ip + 1 + i;
+        if (arity == 1)
+            fp[e->b] = fp[e->c];
+        else if (arity > 1)
+            memmove(fp + e->b, fp + e->c, arity * sizeof *fp);
+        ip = base + e->a;
+        JUMP();
+    }
+    CASE(RETURN)
+    {
+        if (A != 0)
+            for (uint32_t k = 0; k < B; k++)
+                fp[k] = fp[A + k];
+        if (WD_UNLIKELY(hooks != NULL)) {
+            SAVE(ip);
+            hook_ret(t, frame->func);
+        }
+        if (frame == frames)
+            goto finished;
+        frame--;
+        ip = frame->ip;
+        fp = frame->fp;
+        base = frame->func->code->insns;
+        inst = frame->func->inst;
+        RELOAD_MEM(); /* the callee may have grown it */
+        JUMP();
+    }
+    CASE(CALL)
+    {
+        callee = inst->funcs[A];
+        nfp = fp + B;
+        kind = WD_CALL_DIRECT;
+        goto do_call;
+    }
+    CASE(CALL_INDIRECT)
+    {
+        target r = indirect_target(inst, fp, ip);
+        if (WD_UNLIKELY(r.trap != WD_TRAP_NONE))
+            TRAP(r.trap);
+        callee = r.f;
+        nfp = fp + B;
+        kind = WD_CALL_INDIRECT;
+        goto do_call;
+    }
+
+    /* ---- moves and constants ---- */
+
+    CASE(MOV)
+    {
+        fp[A] = fp[B];
+        NEXT();
+    }
+    CASE(MOVE_N)
+    {
+        memmove(fp + A, fp + B, (size_t)C * sizeof *fp);
+        NEXT();
+    }
+    CASE(CONST32)
+    {
+        fp[A].u64 = B;
+        NEXT();
+    }
+    CASE(CONST64)
+    {
+        fp[A].u64 = ip->bc;
+        NEXT();
+    }
+    CASE(SELECT)
+    {
+        if (B == 1) {
+            if (U32(A + 2) == 0)
+                fp[A] = fp[A + 1];
+        } else if (U32(A + 4) == 0) {
+            fp[A] = fp[A + 2];
+            fp[A + 1] = fp[A + 3];
+        }
+        NEXT();
+    }
+    CASE(GLOBAL_GET)
+    {
+        const wd_global *g = inst->globals[B];
+        fp[A] = g->val[0];
+        if (WD_UNLIKELY(g->type.type == WD_V128))
+            fp[A + 1] = g->val[1];
+        NEXT();
+    }
+    CASE(GLOBAL_SET)
+    {
+        wd_global *g = inst->globals[B];
+        g->val[0] = fp[A];
+        if (WD_UNLIKELY(g->type.type == WD_V128))
+            g->val[1] = fp[A + 1];
+        NEXT();
+    }
+
+    /* ---- references and tables ---- */
+
+    CASE(REF_NULL)
+    {
+        fp[A].u64 = 0;
+        NEXT();
+    }
+    CASE(REF_IS_NULL)
+    {
+        PUT32(U64(B) == 0);
+        NEXT();
+    }
+    CASE(REF_FUNC)
+    {
+        fp[A].u64 = (uint64_t)(uintptr_t)inst->funcs[B];
+        NEXT();
+    }
+    CASE(TABLE_GET)
+    {
+        const wd_table *tab = inst->tables[C];
+        uint32_t i = U32(B);
+        if (WD_UNLIKELY(i >= tab->size))
+            TRAP(WD_TRAP_TABLE_OOB);
+        fp[A].u64 = tab->elems[i];
+        NEXT();
+    }
+    CASE(TABLE_SET)
+    {
+        wd_table *tab = inst->tables[C];
+        uint32_t i = U32(A);
+        if (WD_UNLIKELY(i >= tab->size))
+            TRAP(WD_TRAP_TABLE_OOB);
+        tab->elems[i] = U64(A + 1);
+        NEXT();
+    }
+    CASE(TABLE_SIZE)
+    {
+        PUT32(inst->tables[C]->size);
+        NEXT();
+    }
+    CASE(TABLE_GROW)
+    {
+        int64_t r = wd_table_grow(inst->ctx, inst->tables[C], U32(A + 1), U64(A));
+        PUT32(r);
+        NEXT();
+    }
+    CASE(TABLE_FILL)
+    {
+        wd_table *tab = inst->tables[C];
+        uint32_t i = U32(A), n = U32(A + 2);
+        if (WD_UNLIKELY((uint64_t)i + n > tab->size))
+            TRAP(WD_TRAP_TABLE_OOB);
+        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        table_fill(tab, i, U64(A + 1), n);
+        NEXT();
+    }
+    CASE(TABLE_COPY)
+    {
+        wd_table *dt = inst->tables[B];
+        const wd_table *st = inst->tables[C];
+        uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
+        if (WD_UNLIKELY((uint64_t)s + n > st->size || (uint64_t)d + n > dt->size))
+            TRAP(WD_TRAP_TABLE_OOB);
+        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        if (n != 0)
+            memmove(dt->elems + d, st->elems + s, (size_t)n * sizeof *dt->elems);
+        NEXT();
+    }
+    CASE(TABLE_INIT)
+    {
+        wd_table *tab = inst->tables[C];
+        uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
+        if (WD_UNLIKELY((uint64_t)s + n > elem_seg_count(inst, B) ||
+                        (uint64_t)d + n > tab->size))
+            TRAP(WD_TRAP_TABLE_OOB);
+        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        table_init(inst, B, tab, d, s, n);
+        NEXT();
+    }
+    CASE(ELEM_DROP)
+    {
+        inst->elem_dropped[A] = true;
+        NEXT();
+    }
+
+    /* ---- memory ---- */
+
+    LOAD(I32_LOAD, 4, uint32_t, PUT32, v_)
+    LOAD(I64_LOAD, 8, uint64_t, PUT64, v_)
+    LOAD(F32_LOAD, 4, uint32_t, PUT32, v_)
+    LOAD(F64_LOAD, 8, uint64_t, PUT64, v_)
+    LOAD(I32_LOAD8_S, 1, uint8_t, PUT32, sext32(v_, 8))
+    LOAD(I32_LOAD8_U, 1, uint8_t, PUT32, v_)
+    LOAD(I32_LOAD16_S, 2, uint16_t, PUT32, sext32(v_, 16))
+    LOAD(I32_LOAD16_U, 2, uint16_t, PUT32, v_)
+    LOAD(I64_LOAD8_S, 1, uint8_t, PUT64, sext64(v_, 8))
+    LOAD(I64_LOAD8_U, 1, uint8_t, PUT64, v_)
+    LOAD(I64_LOAD16_S, 2, uint16_t, PUT64, sext64(v_, 16))
+    LOAD(I64_LOAD16_U, 2, uint16_t, PUT64, v_)
+    LOAD(I64_LOAD32_S, 4, uint32_t, PUT64, sext64(v_, 32))
+    LOAD(I64_LOAD32_U, 4, uint32_t, PUT64, v_)
+    STORE(I32_STORE, 4, uint32_t, U32(B))
+    STORE(I64_STORE, 8, uint64_t, U64(B))
+    STORE(F32_STORE, 4, uint32_t, U32(B))
+    STORE(F64_STORE, 8, uint64_t, U64(B))
+    STORE(I32_STORE8, 1, uint8_t, U32(B))
+    STORE(I32_STORE16, 2, uint16_t, U32(B))
+    STORE(I64_STORE8, 1, uint8_t, U64(B))
+    STORE(I64_STORE16, 2, uint16_t, U64(B))
+    STORE(I64_STORE32, 4, uint32_t, U64(B))
+
+    CASE(MEMORY_SIZE)
+    {
+        PUT32(mem_size / 65536);
+        NEXT();
+    }
+    CASE(MEMORY_GROW)
+    {
+        uint32_t delta = U32(B);
+        CHARGE_DYN(DYN(grow_per_page) * delta);
+        int64_t r = wd_memory_grow(inst->ctx, inst->memory, delta);
+        PUT32(r);
+        RELOAD_MEM();
+        NEXT();
+    }
+    CASE(MEMORY_FILL)
+    {
+        uint32_t d = U32(A), n = U32(A + 2);
+        if (WD_UNLIKELY((uint64_t)d + n > mem_size))
+            TRAP(WD_TRAP_MEMORY_OOB);
+        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        if (n != 0)
+            memset(mem + d, (int)(U32(A + 1) & 0xFF), n);
+        NEXT();
+    }
+    CASE(MEMORY_COPY)
+    {
+        uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
+        if (WD_UNLIKELY((uint64_t)s + n > mem_size || (uint64_t)d + n > mem_size))
+            TRAP(WD_TRAP_MEMORY_OOB);
+        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        if (n != 0)
+            memmove(mem + d, mem + s, n);
+        NEXT();
+    }
+    CASE(MEMORY_INIT)
+    {
+        uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
+        const wd_dataseg *seg = &inst->module->datas[B];
+        uint64_t seg_size = inst->data_dropped[B] ? 0 : seg->size;
+        if (WD_UNLIKELY((uint64_t)s + n > seg_size || (uint64_t)d + n > mem_size))
+            TRAP(WD_TRAP_MEMORY_OOB);
+        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        if (n != 0)
+            memcpy(mem + d, seg->bytes + s, n);
+        NEXT();
+    }
+    CASE(DATA_DROP)
+    {
+        inst->data_dropped[A] = true;
+        NEXT();
+    }
+
+    /* ---- i32 ---- */
+
+    UNOP(I32_EQZ, PUT32, U32(B) == 0)
+    BINOP(I32_EQ, PUT32, U32(B) == U32(C))
+    BINOP(I32_NE, PUT32, U32(B) != U32(C))
+    BINOP(I32_LT_S, PUT32, S32(B) < S32(C))
+    BINOP(I32_LT_U, PUT32, U32(B) < U32(C))
+    BINOP(I32_GT_S, PUT32, S32(B) > S32(C))
+    BINOP(I32_GT_U, PUT32, U32(B) > U32(C))
+    BINOP(I32_LE_S, PUT32, S32(B) <= S32(C))
+    BINOP(I32_LE_U, PUT32, U32(B) <= U32(C))
+    BINOP(I32_GE_S, PUT32, S32(B) >= S32(C))
+    BINOP(I32_GE_U, PUT32, U32(B) >= U32(C))
+    UNOP(I32_CLZ, PUT32, clz32(U32(B)))
+    UNOP(I32_CTZ, PUT32, ctz32(U32(B)))
+    UNOP(I32_POPCNT, PUT32, popcnt32(U32(B)))
+    BINOP(I32_ADD, PUT32, U32(B) + U32(C))
+    BINOP(I32_SUB, PUT32, U32(B) - U32(C))
+    BINOP(I32_MUL, PUT32, U32(B) * U32(C))
+    CASE(I32_DIV_S)
+    {
+        int32_t x = S32(B), y = S32(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        if (WD_UNLIKELY(x == INT32_MIN && y == -1))
+            TRAP(WD_TRAP_INT_OVERFLOW);
+        PUT32(x / y);
+        NEXT();
+    }
+    CASE(I32_DIV_U)
+    {
+        uint32_t y = U32(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT32(U32(B) / y);
+        NEXT();
+    }
+    CASE(I32_REM_S)
+    {
+        int32_t x = S32(B), y = S32(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT32(y == -1 ? 0 : x % y); /* INT32_MIN % -1 would be undefined in C */
+        NEXT();
+    }
+    CASE(I32_REM_U)
+    {
+        uint32_t y = U32(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT32(U32(B) % y);
+        NEXT();
+    }
+    BINOP(I32_AND, PUT32, U32(B) & U32(C))
+    BINOP(I32_OR, PUT32, U32(B) | U32(C))
+    BINOP(I32_XOR, PUT32, U32(B) ^ U32(C))
+    BINOP(I32_SHL, PUT32, U32(B) << (U32(C) & 31))
+    BINOP(I32_SHR_S, PUT32, shr_s32(U32(B), U32(C)))
+    BINOP(I32_SHR_U, PUT32, U32(B) >> (U32(C) & 31))
+    BINOP(I32_ROTL, PUT32, rotl32(U32(B), U32(C)))
+    BINOP(I32_ROTR, PUT32, rotr32(U32(B), U32(C)))
+
+    /* ---- i64 ---- */
+
+    UNOP(I64_EQZ, PUT32, U64(B) == 0)
+    BINOP(I64_EQ, PUT32, U64(B) == U64(C))
+    BINOP(I64_NE, PUT32, U64(B) != U64(C))
+    BINOP(I64_LT_S, PUT32, S64(B) < S64(C))
+    BINOP(I64_LT_U, PUT32, U64(B) < U64(C))
+    BINOP(I64_GT_S, PUT32, S64(B) > S64(C))
+    BINOP(I64_GT_U, PUT32, U64(B) > U64(C))
+    BINOP(I64_LE_S, PUT32, S64(B) <= S64(C))
+    BINOP(I64_LE_U, PUT32, U64(B) <= U64(C))
+    BINOP(I64_GE_S, PUT32, S64(B) >= S64(C))
+    BINOP(I64_GE_U, PUT32, U64(B) >= U64(C))
+    UNOP(I64_CLZ, PUT64, clz64(U64(B)))
+    UNOP(I64_CTZ, PUT64, ctz64(U64(B)))
+    UNOP(I64_POPCNT, PUT64, popcnt64(U64(B)))
+    BINOP(I64_ADD, PUT64, U64(B) + U64(C))
+    BINOP(I64_SUB, PUT64, U64(B) - U64(C))
+    BINOP(I64_MUL, PUT64, U64(B) * U64(C))
+    CASE(I64_DIV_S)
+    {
+        int64_t x = S64(B), y = S64(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        if (WD_UNLIKELY(x == INT64_MIN && y == -1))
+            TRAP(WD_TRAP_INT_OVERFLOW);
+        PUT64(x / y);
+        NEXT();
+    }
+    CASE(I64_DIV_U)
+    {
+        uint64_t y = U64(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT64(U64(B) / y);
+        NEXT();
+    }
+    CASE(I64_REM_S)
+    {
+        int64_t x = S64(B), y = S64(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT64(y == -1 ? 0 : x % y);
+        NEXT();
+    }
+    CASE(I64_REM_U)
+    {
+        uint64_t y = U64(C);
+        if (WD_UNLIKELY(y == 0))
+            TRAP(WD_TRAP_DIV_ZERO);
+        PUT64(U64(B) % y);
+        NEXT();
+    }
+    BINOP(I64_AND, PUT64, U64(B) & U64(C))
+    BINOP(I64_OR, PUT64, U64(B) | U64(C))
+    BINOP(I64_XOR, PUT64, U64(B) ^ U64(C))
+    BINOP(I64_SHL, PUT64, U64(B) << (U64(C) & 63))
+    BINOP(I64_SHR_S, PUT64, shr_s64(U64(B), U64(C)))
+    BINOP(I64_SHR_U, PUT64, U64(B) >> (U64(C) & 63))
+    BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
+    BINOP(I64_ROTR, PUT64, rotr64(U64(B), U64(C)))
+
+    /* ---- f32 / f64: comparisons and arithmetic are IEEE as C has them ---- */
+
+    BINOP(F32_EQ, PUT32, F32(B) == F32(C))
+    BINOP(F32_NE, PUT32, F32(B) != F32(C))
+    BINOP(F32_LT, PUT32, F32(B) < F32(C))
+    BINOP(F32_GT, PUT32, F32(B) > F32(C))
+    BINOP(F32_LE, PUT32, F32(B) <= F32(C))
+    BINOP(F32_GE, PUT32, F32(B) >= F32(C))
+    BINOP(F64_EQ, PUT32, F64(B) == F64(C))
+    BINOP(F64_NE, PUT32, F64(B) != F64(C))
+    BINOP(F64_LT, PUT32, F64(B) < F64(C))
+    BINOP(F64_GT, PUT32, F64(B) > F64(C))
+    BINOP(F64_LE, PUT32, F64(B) <= F64(C))
+    BINOP(F64_GE, PUT32, F64(B) >= F64(C))
+
+    UNOP(F32_ABS, PUT32, U32(B) & 0x7FFFFFFFu)
+    UNOP(F32_NEG, PUT32, U32(B) ^ 0x80000000u)
+    UNOP(F32_CEIL, PUTF32, f32_ceil(F32(B)))
+    UNOP(F32_FLOOR, PUTF32, f32_floor(F32(B)))
+    UNOP(F32_TRUNC, PUTF32, f32_trunc(F32(B)))
+    UNOP(F32_NEAREST, PUTF32, f32_nearest(F32(B)))
+    UNOP(F32_SQRT, PUTF32, sqrtf(F32(B)))
+    BINOP(F32_ADD, PUTF32, F32(B) + F32(C))
+    BINOP(F32_SUB, PUTF32, F32(B) - F32(C))
+    BINOP(F32_MUL, PUTF32, F32(B) * F32(C))
+    BINOP(F32_DIV, PUTF32, F32(B) / F32(C))
+    BINOP(F32_MIN, PUTF32, f32_min(F32(B), F32(C)))
+    BINOP(F32_MAX, PUTF32, f32_max(F32(B), F32(C)))
+    BINOP(F32_COPYSIGN, PUT32, (U32(B) & 0x7FFFFFFFu) | (U32(C) & 0x80000000u))
+
+    UNOP(F64_ABS, PUT64, U64(B) & 0x7FFFFFFFFFFFFFFFu)
+    UNOP(F64_NEG, PUT64, U64(B) ^ 0x8000000000000000u)
+    UNOP(F64_CEIL, PUTF64, f64_ceil(F64(B)))
+    UNOP(F64_FLOOR, PUTF64, f64_floor(F64(B)))
+    UNOP(F64_TRUNC, PUTF64, f64_trunc(F64(B)))
+    UNOP(F64_NEAREST, PUTF64, f64_nearest(F64(B)))
+    UNOP(F64_SQRT, PUTF64, sqrt(F64(B)))
+    BINOP(F64_ADD, PUTF64, F64(B) + F64(C))
+    BINOP(F64_SUB, PUTF64, F64(B) - F64(C))
+    BINOP(F64_MUL, PUTF64, F64(B) * F64(C))
+    BINOP(F64_DIV, PUTF64, F64(B) / F64(C))
+    BINOP(F64_MIN, PUTF64, f64_min(F64(B), F64(C)))
+    BINOP(F64_MAX, PUTF64, f64_max(F64(B), F64(C)))
+    BINOP(F64_COPYSIGN, PUT64,
+          (U64(B) & 0x7FFFFFFFFFFFFFFFu) | (U64(C) & 0x8000000000000000u))
+
+    /* ---- conversions ---- */
+
+    UNOP(I32_WRAP_I64, PUT32, U64(B))
+    TRUNC(I32_TRUNC_F32_S, trunc_f32_s32, F32(B))
+    TRUNC(I32_TRUNC_F32_U, trunc_f32_u32, F32(B))
+    TRUNC(I32_TRUNC_F64_S, trunc_f64_s32, F64(B))
+    TRUNC(I32_TRUNC_F64_U, trunc_f64_u32, F64(B))
+    UNOP(I64_EXTEND_I32_S, PUT64, sext64(U32(B), 32))
+    UNOP(I64_EXTEND_I32_U, PUT64, U32(B))
+    TRUNC(I64_TRUNC_F32_S, trunc_f32_s64, F32(B))
+    TRUNC(I64_TRUNC_F32_U, trunc_f32_u64, F32(B))
+    TRUNC(I64_TRUNC_F64_S, trunc_f64_s64, F64(B))
+    TRUNC(I64_TRUNC_F64_U, trunc_f64_u64, F64(B))
+    /* Integer to float conversions round to nearest (C does, in the default mode; a u64
+     * above 2^63 is handled by the compiler without double rounding). */
+    UNOP(F32_CONVERT_I32_S, PUTF32, (float)S32(B))
+    UNOP(F32_CONVERT_I32_U, PUTF32, (float)U32(B))
+    UNOP(F32_CONVERT_I64_S, PUTF32, (float)S64(B))
+    UNOP(F32_CONVERT_I64_U, PUTF32, (float)U64(B))
+    UNOP(F32_DEMOTE_F64, PUTF32, (float)F64(B))
+    UNOP(F64_CONVERT_I32_S, PUTF64, (double)S32(B))
+    UNOP(F64_CONVERT_I32_U, PUTF64, (double)U32(B))
+    UNOP(F64_CONVERT_I64_S, PUTF64, (double)S64(B))
+    UNOP(F64_CONVERT_I64_U, PUTF64, (double)U64(B))
+    UNOP(F64_PROMOTE_F32, PUTF64, (double)F32(B))
+    UNOP(I32_REINTERPRET_F32, PUT32, U32(B))
+    UNOP(I64_REINTERPRET_F64, PUT64, U64(B))
+    UNOP(F32_REINTERPRET_I32, PUT32, U32(B))
+    UNOP(F64_REINTERPRET_I64, PUT64, U64(B))
+
+    UNOP(I32_EXTEND8_S, PUT32, sext32(U32(B), 8))
+    UNOP(I32_EXTEND16_S, PUT32, sext32(U32(B), 16))
+    UNOP(I64_EXTEND8_S, PUT64, sext64(U64(B), 8))
+    UNOP(I64_EXTEND16_S, PUT64, sext64(U64(B), 16))
+    UNOP(I64_EXTEND32_S, PUT64, sext64(U64(B), 32))
+
+    UNOP(I32_TRUNC_SAT_F32_S, PUT64, trunc_sat_s32(F32(B)))
+    UNOP(I32_TRUNC_SAT_F32_U, PUT64, trunc_sat_u32(F32(B)))
+    UNOP(I32_TRUNC_SAT_F64_S, PUT64, trunc_sat_s32(F64(B)))
+    UNOP(I32_TRUNC_SAT_F64_U, PUT64, trunc_sat_u32(F64(B)))
+    UNOP(I64_TRUNC_SAT_F32_S, PUT64, trunc_sat_s64(F32(B)))
+    UNOP(I64_TRUNC_SAT_F32_U, PUT64, trunc_sat_u64(F32(B)))
+    UNOP(I64_TRUNC_SAT_F64_S, PUT64, trunc_sat_s64(F64(B)))
+    UNOP(I64_TRUNC_SAT_F64_U, PUT64, trunc_sat_u64(F64(B)))
+
+    /* ---- never executed ---- */
+
+    CASE(BREAK)
+    {
+        /* A breakpoint reached in fast mode: give back what was prepaid for it and the
+         * rest of its block, and stop in front of it without running it. */
+        remaining += block_rest(frame->func->code, (uint32_t)(ip - base));
+        SET_SLOW();
+        goto stop_paused;
+    }
+    CASE(DATA)
+    {
+        goto illegal;
+    }
+#if WD_USE_GOTO
+L_ILLEGAL:
+#else
+    default:
+#endif
+        goto illegal;
+#if !WD_USE_GOTO
+    }
+#endif
+
+    /* ---- shared tails ---- */
+
+meter_slow:
+    /* A METER in slow mode: stop for a pending request; go fast when the whole block fits;
+     * else charge its own cost (0, or the function-entry cost) and go on one by one. */
+    if (t->pending)
+        goto stop_paused;
+    if (!t->single_step && A <= remaining) {
+        remaining -= A;
+        SET_FAST();
+        NEXT();
+    }
+    {
+        uint32_t c_ = frame->func->code->costs[ip - base];
+        if (c_ > remaining)
+            goto stop_ticks;
+        remaining -= c_;
+    }
+    NEXT();
+
+do_call:
+    frame->ip = ip + 1; /* the return address */
+    if (WD_LIKELY(callee->code != NULL)) {
+        const wd_code *cc = callee->code;
+        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc->max_slots))
+            goto exhausted;
+        for (uint32_t k = cc->param_slots; k < cc->local_slots; k++)
+            nfp[k].u64 = 0;
+        frame++;
+        frame->func = callee;
+        frame->fp = nfp;
+        fp = nfp;
+        base = cc->insns;
+        ip = base;
+        if (callee->inst != inst) {
+            inst = callee->inst;
+            RELOAD_MEM();
+        }
+        if (WD_UNLIKELY(hooks != NULL)) {
+            SAVE(ip);
+            hook_call(t, callee, kind);
+        }
+        JUMP();
+    }
+    goto host_call;
+
+host_call: {
+    SAVE(ip + 1);
+    if (hooks != NULL)
+        hook_call(t, callee, WD_CALL_HOST);
+    bool paid;
+    wd_status st = wd_interp_call_host(t, callee, nfp, END, &paid, err);
+    remaining = END - t->ticks;
+    if (st != WD_OK) {
+        const wd_code *code = frame->func->code;
+        err->func_idx = code->func_idx;
+        if (err->offset == 0)
+            err->offset = code->offsets[ip - base];
+        wd_interp_unwind(t);
+        return st;
+    }
+    ip++;
+    if (!paid) { /* stopped at the limit with host ticks owed: the call ends on resume */
+        SET_SLOW();
+        goto stop_ticks;
+    }
+    RELOAD_MEM(); /* the host may have grown it */
+    JUMP();
+}
+
+dyn_short:
+    /* A dynamic cost does not fit. Slow mode: stop before the instruction, its own cost
+     * given back. Fast mode: give back what was prepaid from it to the block's end and
+     * rerun it slowly, which charges it exactly or stops in front of it. */
+    if (slow) {
+        remaining += frame->func->code->costs[ip - base];
+        goto stop_ticks;
+    }
+    remaining += block_rest(frame->func->code, (uint32_t)(ip - base));
+    SET_SLOW();
+    JUMP();
+
+on_trap: {
+    const wd_code *code = frame->func->code;
+    uint32_t i = (uint32_t)(ip - base);
+    if (!slow)
+        remaining += block_rest(code, i + 1);
+    SAVE(ip);
+    bool fresh = err->status == WD_OK;
+    record_trap(err, trap, inst, fp, ip, code->offsets[i]);
+    if (fresh)
+        err->func_idx = code->func_idx;
+    wd_interp_unwind(t);
+    return WD_TRAP;
+}
+
+exhausted: {
+    const wd_code *code = frame->func->code;
+    uint32_t i = (uint32_t)(ip - base);
+    if (!slow)
+        remaining += block_rest(code, i + 1);
+    SAVE(ip);
+    bool fresh = err->status == WD_OK;
+    wd_fail(err, WD_EXHAUSTED, code->offsets[i], "call stack exhausted");
+    if (fresh)
+        err->func_idx = code->func_idx;
+    wd_interp_unwind(t);
+    return WD_EXHAUSTED;
+}
+
+stop_ticks:
+    SAVE(ip);
+    return WD_OUT_OF_TICKS;
+
+stop_paused:
+    SAVE(ip);
+    return WD_PAUSED;
+
+finished:
+    t->ticks = END - remaining;
+    t->frame_count = 0;
+    t->state = WD_THREAD_IDLE;
+    return WD_OK;
+
+illegal:
+    /* CTRL opcodes and DATA never reach the interpreter: the translator's contract. */
+    WD_ASSERT(!"illegal instruction in translated code");
+    TRAP(WD_TRAP_UNREACHABLE);
+}
+// clang-format on
