@@ -1,0 +1,27 @@
+/* cli.h: the wasmdbg subcommands and what they share. cli/ is the only code that prints
+ * to the terminal. Exit codes (DESIGN.md): 0 success, 1 a check failed or the code ran
+ * into a trap or the tick limit, 2 usage, I/O or input error. */
+#ifndef WD_CLI_CLI_H
+#define WD_CLI_CLI_H
+
+#include "base/alloc.h"
+#include "base/error.h"
+
+#define WD_VERSION "0.1.0"
+
+enum { WD_EXIT_OK = 0, WD_EXIT_FAILED = 1, WD_EXIT_USAGE = 2 };
+
+/* `wasmdbg invoke MODULE FUNC [ARG...]`; argv[0] is "invoke". Returns the exit code. */
+int wd_cli_invoke(int argc, char **argv);
+
+/* `wasmdbg run KERNEL --inputs FILE [options]`; argv[0] is "run". */
+int wd_cli_run(int argc, char **argv);
+
+/* Reads the module at `path`: a binary module as it is, a text module (.wat, .wast)
+ * converted by `wat2wasm --debug-names` into a temporary file (so it gets a name
+ * section). *out is owned by the caller (wd_free). Errors: WD_ERR_IO with a message
+ * that names the file, WD_ERR_NOMEM. */
+WD_NODISCARD wd_status wd_cli_read_module(wd_ctx *ctx, const char *path, uint8_t **out,
+                                          size_t *size, wd_error *err);
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Installs what the build and the tests need, when missing, on Debian 12:
+#   wabt            wast2json, wat2wasm (spec test scripts, text modules)
+#   libjansson-dev  JSON (tick models, inputs, reports)
+#   libsodium-dev   Blake2b, SHA-256 (the PVM's hashes; the Makefile links -lsodium)
+#   clang           the test run's clang build (and, later, C kernels)
+# Quiet when everything is there. Uses sudo when not root and sudo exists.
+set -eu
+
+missing=""
+command -v wast2json >/dev/null 2>&1 && command -v wat2wasm >/dev/null 2>&1 ||
+    missing="$missing wabt"
+[ -f /usr/include/jansson.h ] || missing="$missing libjansson-dev"
+[ -f /usr/include/sodium.h ] || missing="$missing libsodium-dev"
+command -v clang >/dev/null 2>&1 || missing="$missing clang"
+command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 ||
+    missing="$missing build-essential"
+
+[ -z "$missing" ] && exit 0
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo="sudo"
+    else
+        echo "deps: missing:$missing; run as root: apt-get install$missing" >&2
+        exit 1
+    fi
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps: missing:$missing (no apt-get here: install them by hand)" >&2
+    exit 1
+fi
+echo "deps: installing$missing"
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086 # the package list is meant to split
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null

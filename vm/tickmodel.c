@@ -1,0 +1,546 @@
+/* tickmodel.c: built-in tick models and the JSON model-file loader.
+ *
+ * jansson parses the file; it reports syntax errors with line and column but keeps no
+ * position for object keys, so a key's line (for "unknown cost name" and bad values) is
+ * found again in the raw text by a small scanner that follows JSON's string and nesting
+ * rules (the text has already parsed, so it is well-formed). */
+#include "vm/tickmodel.h"
+
+#include "base/alloc.h"
+#include "decode/code.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Model files larger than this are refused (a model is a few kilobytes). */
+#define MAX_MODEL_FILE_SIZE (16u << 20)
+
+typedef struct field {
+    const char *name;
+    size_t offset;
+} field;
+
+// clang-format off
+#define FIELD(f) {#f, offsetof(wd_costs, f)}
+static const field fields[] = {
+    FIELD(call_per_param),     FIELD(call_per_local),       FIELD(call_entry),
+    FIELD(return_per_result),  FIELD(branch_per_value),     FIELD(bulk_per_byte),
+    FIELD(bulk_per_elem),      FIELD(grow_per_page),        FIELD(host_per_byte),
+    FIELD(host_per_access),    FIELD(decode_per_section),   FIELD(decode_per_item),
+    FIELD(decode_per_insn),    FIELD(decode_per_name_char), FIELD(decode_per_data_byte),
+    FIELD(decode_per_custom),  FIELD(link_base),            FIELD(link_per_import),
+    FIELD(init_base),          FIELD(init_per_global),      FIELD(init_per_elem),
+    FIELD(init_per_data_byte),
+};
+#undef FIELD
+// clang-format on
+
+static uint32_t *field_ptr(wd_costs *c, const field *f)
+{
+    return (uint32_t *)(void *)((char *)c + f->offset);
+}
+
+/* An ops.def entry for a real instruction (not an internal one of the translated code). */
+static bool is_instruction(uint32_t op)
+{
+    return wd_op_info[op].kind != WD_KIND_INTERNAL;
+}
+
+/* ---- built-in models ---- */
+
+/* flat-1: one tick per instruction as written (every valid opcode of ops.def, control
+ * instructions included), 1 per byte or element for bulk operations (so a bulk
+ * instruction costs 1 + n), 1 per byte a host function moves, one per decoding step, one
+ * per import plus one for link, one per global, element and data byte for init; nothing
+ * for call, return or branch structure, memory.grow pages or storage accesses. */
+static void build_flat1(wd_costs *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", "flat-1");
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        if (!is_instruction(op))
+            continue;
+        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
+        if (idx < WD_COST_OPS)
+            c->op[idx] = 1;
+    }
+    c->bulk_per_byte = 1;
+    c->bulk_per_elem = 1;
+    c->host_per_byte = 1;
+    c->decode_per_section = 1;
+    c->decode_per_item = 1;
+    c->decode_per_insn = 1;
+    c->decode_per_name_char = 1;
+    c->decode_per_data_byte = 1;
+    c->decode_per_custom = 1;
+    c->link_base = 1;
+    c->link_per_import = 1;
+    c->init_per_global = 1;
+    c->init_per_elem = 1;
+    c->init_per_data_byte = 1;
+}
+
+/* pvm-2.0: follows the reference PVM's small-step costs (reference/pvm.md sections 4.4 and
+ * 6.1) as closely as static rules can state them. Exact parity with the Octez binary is
+ * not claimed; each number below says where it comes from.
+ *
+ *   what                                  ticks   derivation
+ *   plain instruction (numeric, local,    6       fetched through a From_block admin
+ *     global, memory, const, drop, ...)           instruction (3 ticks) and executed (3)
+ *   block, loop, if (entering)            6       a plain instruction that pushes a label
+ *   end, else (leaving a block)           1       "one per value carried + 1"
+ *   value carried out of a block or by    1       branch_per_value
+ *     a taken branch
+ *   br, br_if, br_table, return           6       a plain instruction, plus the values
+ *   function return, per result           1       "one tick per result value + 1"
+ *   call                                  6       fetch and Invoke
+ *   call_indirect                         7       one more for the table lookup
+ *   function entry                        3       Invoke, Inv_start, push frame
+ *     per parameter                       2       one per argument, one per concat step
+ *     per declared local                  2       one per local, one per concat step
+ *   memory.fill/copy/init, per byte       24      expanded to 7-8 admin instructions
+ *   table.fill/copy/init, per element     24      the same expansion
+ *   host function, per byte moved         42      Tick_model: 42 per byte read/written
+ *   host function, per storage access     1       Tick_model: a durable tree access
+ *   decode, per step                      1       Decode.module_step: per section header,
+ *                                                 vector item, instruction, name
+ *                                                 character, data byte; a custom section
+ *                                                 is skipped in one step
+ *   link                                  1 + 1 per import
+ *   init, per global                      3       its initialiser, one admin instruction
+ *   init, per element / data byte         24      the per-element / per-byte memory.init
+ *                                                 expansion applied to active segments
+ *   init, base                            10      module instantiation's small steps
+ */
+static void build_pvm2(wd_costs *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", "pvm-2.0");
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        if (!is_instruction(op))
+            continue;
+        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
+        if (idx < WD_COST_OPS)
+            c->op[idx] = 6;
+    }
+    c->op[0x05] = 1; /* else */
+    c->op[0x0B] = 1; /* end */
+    c->op[0x11] = 7; /* call_indirect */
+    c->call_entry = 3;
+    c->call_per_param = 2;
+    c->call_per_local = 2;
+    c->return_per_result = 1;
+    c->branch_per_value = 1;
+    c->bulk_per_byte = 24;
+    c->bulk_per_elem = 24;
+    c->host_per_byte = 42;
+    c->host_per_access = 1;
+    c->decode_per_section = 1;
+    c->decode_per_item = 1;
+    c->decode_per_insn = 1;
+    c->decode_per_name_char = 1;
+    c->decode_per_data_byte = 1;
+    c->decode_per_custom = 1;
+    c->link_base = 1;
+    c->link_per_import = 1;
+    c->init_base = 10;
+    c->init_per_global = 3;
+    c->init_per_elem = 24;
+    c->init_per_data_byte = 24;
+}
+
+typedef struct builtin {
+    const char *name;
+    void (*build)(wd_costs *c);
+} builtin;
+
+static const builtin builtins[] = {
+    {"pvm-2.0", build_pvm2},
+    {"flat-1", build_flat1},
+};
+
+const wd_costs *wd_tickmodel_builtin(const char *name)
+{
+    static wd_costs tables[WD_ARRAY_COUNT(builtins)];
+    static bool built[WD_ARRAY_COUNT(builtins)];
+    if (name == NULL)
+        return NULL;
+    for (size_t i = 0; i < WD_ARRAY_COUNT(builtins); i++) {
+        if (strcmp(name, builtins[i].name) != 0)
+            continue;
+        if (!built[i]) {
+            builtins[i].build(&tables[i]);
+            built[i] = true;
+        }
+        return &tables[i];
+    }
+    return NULL;
+}
+
+/* ---- names ---- */
+
+/* True when op is the first ops.def instruction spelled like it ("select" appears twice). */
+static bool is_first_spelling(uint32_t op)
+{
+    for (uint32_t k = 0; k < op; k++)
+        if (is_instruction(k) && strcmp(wd_op_names[k], wd_op_names[op]) == 0)
+            return false;
+    return true;
+}
+
+uint32_t wd_tickmodel_name_count(void)
+{
+    uint32_t n = 0;
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++)
+        if (is_instruction(op) && is_first_spelling(op))
+            n++;
+    return n + (uint32_t)WD_ARRAY_COUNT(fields);
+}
+
+const char *wd_tickmodel_name(uint32_t i)
+{
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        if (!is_instruction(op) || !is_first_spelling(op))
+            continue;
+        if (i == 0)
+            return wd_op_names[op];
+        i--;
+    }
+    return i < WD_ARRAY_COUNT(fields) ? fields[i].name : NULL;
+}
+
+/* Sets the cost called `name`; false when no instruction or field has that name. */
+static bool set_cost(wd_costs *c, const char *name, uint32_t value)
+{
+    for (size_t i = 0; i < WD_ARRAY_COUNT(fields); i++) {
+        if (strcmp(name, fields[i].name) == 0) {
+            *field_ptr(c, &fields[i]) = value;
+            return true;
+        }
+    }
+    bool found = false;
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        if (!is_instruction(op) || strcmp(name, wd_op_names[op]) != 0)
+            continue;
+        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
+        if (idx < WD_COST_OPS) {
+            c->op[idx] = value;
+            found = true;
+        }
+    }
+    return found;
+}
+
+/* ---- finding a key's line in the raw text ---- */
+
+typedef struct scanner {
+    const char *text;
+    size_t size, pos;
+    int line;
+} scanner;
+
+static int hex_value(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Reads 4 hex digits at s->pos; -1 if they are not there. */
+static long read_hex4(scanner *s)
+{
+    if (s->size - s->pos < 4)
+        return -1;
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hex_value(s->text[s->pos + (size_t)k]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    s->pos += 4;
+    return v;
+}
+
+static void put_byte(char *buf, size_t cap, size_t *len, unsigned b)
+{
+    if (*len + 1 < cap)
+        buf[*len] = (char)b;
+    (*len)++;
+}
+
+static void put_utf8(char *buf, size_t cap, size_t *len, unsigned long cp)
+{
+    if (cp < 0x80) {
+        put_byte(buf, cap, len, (unsigned)cp);
+    } else if (cp < 0x800) {
+        put_byte(buf, cap, len, (unsigned)(0xC0 | (cp >> 6)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        put_byte(buf, cap, len, (unsigned)(0xE0 | (cp >> 12)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | ((cp >> 6) & 0x3F)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | (cp & 0x3F)));
+    } else {
+        put_byte(buf, cap, len, (unsigned)(0xF0 | (cp >> 18)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | ((cp >> 12) & 0x3F)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | ((cp >> 6) & 0x3F)));
+        put_byte(buf, cap, len, (unsigned)(0x80 | (cp & 0x3F)));
+    }
+}
+
+/* Decodes the string whose opening quote is at s->pos - 1 into buf (NUL-terminated;
+ * returns false when it did not fit) and leaves s->pos after the closing quote. */
+static bool scan_string(scanner *s, char *buf, size_t cap)
+{
+    size_t len = 0;
+    while (s->pos < s->size && s->text[s->pos] != '"') {
+        char ch = s->text[s->pos++];
+        if (ch != '\\') {
+            put_byte(buf, cap, &len, (unsigned char)ch);
+            continue;
+        }
+        if (s->pos >= s->size)
+            break;
+        char esc = s->text[s->pos++];
+        static const char from[] = "bfnrt", to[] = "\b\f\n\r\t";
+        const char *p = esc != '\0' ? strchr(from, esc) : NULL;
+        if (esc == 'u') {
+            long cp = read_hex4(s);
+            if (cp >= 0xD800 && cp < 0xDC00 && s->size - s->pos >= 6 && s->text[s->pos] == '\\' &&
+                s->text[s->pos + 1] == 'u') {
+                s->pos += 2;
+                long lo = read_hex4(s);
+                if (lo >= 0xDC00 && lo < 0xE000)
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            }
+            if (cp >= 0)
+                put_utf8(buf, cap, &len, (unsigned long)cp);
+        } else if (p != NULL) {
+            put_byte(buf, cap, &len, (unsigned char)to[p - from]);
+        } else {
+            put_byte(buf, cap, &len, (unsigned char)esc);
+        }
+    }
+    if (s->pos < s->size)
+        s->pos++; /* the closing quote */
+    buf[len < cap ? len : cap - 1] = '\0';
+    return len < cap;
+}
+
+/* True when the next non-blank character is ':' (the string just read is a key). */
+static bool followed_by_colon(const scanner *s)
+{
+    for (size_t p = s->pos; p < s->size; p++) {
+        char ch = s->text[p];
+        if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
+            return ch == ':';
+    }
+    return false;
+}
+
+/* The 1-based line of the first key `key` in the object under the top-level key `parent`
+ * (NULL: a top-level key); 0 when not found. */
+static int find_key_line(const char *text, size_t size, const char *parent, const char *key)
+{
+    scanner s = {text, size, 0, 1};
+    char top[256] = "", buf[256];
+    int depth = 0;
+    while (s.pos < s.size) {
+        char ch = s.text[s.pos++];
+        if (ch == '\n') {
+            s.line++;
+        } else if (ch == '{' || ch == '[') {
+            depth++;
+        } else if (ch == '}' || ch == ']') {
+            depth--;
+        } else if (ch == '"') {
+            int line = s.line;
+            bool whole = scan_string(&s, buf, sizeof buf);
+            if (!followed_by_colon(&s))
+                continue;
+            if (depth == 1) {
+                if (parent == NULL && whole && strcmp(buf, key) == 0)
+                    return line;
+                snprintf(top, sizeof top, "%s", whole ? buf : "");
+            } else if (depth == 2 && parent != NULL && whole && strcmp(top, parent) == 0 &&
+                       strcmp(buf, key) == 0) {
+                return line;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- loading ---- */
+
+typedef struct loader {
+    const char *path;
+    const char *text;
+    size_t size;
+    wd_error *err;
+} loader;
+
+/* Fails with "PATH:LINE: <what> \"KEY\"..." for the key `key` under `parent`. */
+static wd_status fail_at_key(const loader *ld, const char *parent, const char *key,
+                             const char *what)
+{
+    int line = find_key_line(ld->text, ld->size, parent, key);
+    return wd_fail(ld->err, WD_ERR_USAGE, (size_t)line, "%s:%d: %s \"%s\"", ld->path, line, what,
+                   key);
+}
+
+static wd_status read_file(wd_ctx *ctx, const char *path, char **out, size_t *out_size,
+                           wd_error *err)
+{
+    *out = NULL;
+    *out_size = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open tick model file", path);
+    size_t cap = 4096, size = 0;
+    char *buf = wd_alloc(ctx, cap);
+    wd_status st = buf == NULL ? wd_fail(err, WD_ERR_NOMEM, 0, "out of memory") : WD_OK;
+    while (st == WD_OK) {
+        if (size == cap) {
+            char *bigger = cap >= MAX_MODEL_FILE_SIZE ? NULL : wd_realloc(ctx, buf, cap * 2);
+            if (bigger == NULL) {
+                st = wd_fail(err, WD_ERR_USAGE, 0, "%s: tick model file too large", path);
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t n = fread(buf + size, 1, cap - size, f);
+        size += n;
+        if (n == 0) {
+            if (ferror(f))
+                st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot read: %s", path, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (st != WD_OK) {
+        wd_free(ctx, buf);
+        return st;
+    }
+    *out = buf;
+    *out_size = size;
+    return WD_OK;
+}
+
+/* The default model name: the file name without directory and extension. */
+static void name_from_path(const char *path, char *name, size_t cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t len = dot != NULL && dot != base ? (size_t)(dot - base) : strlen(base);
+    snprintf(name, cap, "%.*s", (int)WD_MIN(len, cap - 1), base);
+}
+
+static wd_status apply_costs(const loader *ld, json_t *costs, wd_costs *c)
+{
+    if (!json_is_object(costs))
+        return fail_at_key(ld, NULL, "costs", "expected an object for");
+    const char *key;
+    json_t *value;
+    json_object_foreach(costs, key, value)
+    {
+        if (!json_is_integer(value) || json_integer_value(value) < 0 ||
+            json_integer_value(value) > (json_int_t)UINT32_MAX)
+            return fail_at_key(ld, "costs", key, "expected an integer from 0 to 4294967295 for");
+        if (!set_cost(c, key, (uint32_t)json_integer_value(value)))
+            return fail_at_key(ld, "costs", key, "unknown cost name");
+    }
+    return WD_OK;
+}
+
+static wd_status apply_model(const loader *ld, json_t *root, wd_costs *c)
+{
+    if (!json_is_object(root))
+        return wd_fail(ld->err, WD_ERR_USAGE, 1, "%s:1: expected a JSON object", ld->path);
+    const char *key;
+    json_t *value;
+    json_object_foreach(root, key, value)
+    {
+        bool is_string = json_is_string(value);
+        if (strcmp(key, "costs") == 0)
+            continue;
+        if (strcmp(key, "name") != 0 && strcmp(key, "base") != 0 && strcmp(key, "description") != 0)
+            return fail_at_key(ld, NULL, key, "unknown key");
+        if (!is_string)
+            return fail_at_key(ld, NULL, key, "expected a string for");
+    }
+    json_t *base = json_object_get(root, "base");
+    const wd_costs *from = wd_tickmodel_builtin(base != NULL ? json_string_value(base) : "flat-1");
+    if (from == NULL)
+        return fail_at_key(ld, NULL, "base", "unknown built-in model in");
+    *c = *from;
+    json_t *name = json_object_get(root, "name");
+    if (name != NULL) {
+        if (json_string_length(name) == 0 || json_string_length(name) >= sizeof c->name ||
+            strlen(json_string_value(name)) != json_string_length(name))
+            return fail_at_key(ld, NULL, "name", "expected 1 to 31 bytes in");
+        snprintf(c->name, sizeof c->name, "%s", json_string_value(name));
+    } else {
+        name_from_path(ld->path, c->name, sizeof c->name);
+    }
+    json_t *costs = json_object_get(root, "costs");
+    return costs != NULL ? apply_costs(ld, costs, c) : WD_OK;
+}
+
+wd_status wd_tickmodel_load(const char *path, wd_costs *out, wd_error *err)
+{
+    memset(out, 0, sizeof *out);
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    char *text;
+    size_t size;
+    WD_TRY(read_file(&ctx, path, &text, &size, err));
+
+    json_error_t jerr;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+    wd_status st;
+    wd_costs c;
+    if (root == NULL) {
+        st = wd_fail(err, WD_ERR_USAGE, (size_t)(jerr.line > 0 ? jerr.line : 0), "%s:%d:%d: %s",
+                     path, jerr.line, jerr.column, jerr.text);
+    } else {
+        loader ld = {path, text, size, err};
+        st = apply_model(&ld, root, &c);
+        json_decref(root);
+    }
+    wd_free(&ctx, text);
+    if (st == WD_OK)
+        *out = c;
+    return st;
+}
+
+wd_status wd_tickmodel_get(const char *name_or_path, wd_costs *out, wd_error *err)
+{
+    const wd_costs *b = wd_tickmodel_builtin(name_or_path);
+    if (b != NULL) {
+        *out = *b;
+        return WD_OK;
+    }
+    FILE *f = fopen(name_or_path, "rb");
+    if (f == NULL) {
+        memset(out, 0, sizeof *out);
+        char known[128] = "";
+        for (size_t i = 0; i < WD_ARRAY_COUNT(builtins); i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i > 0 ? ", " : "",
+                     builtins[i].name);
+        return wd_fail(err, WD_ERR_IO, 0,
+                       "%s: no such tick model: not a built-in one (%s), nor a readable file",
+                       name_or_path, known);
+    }
+    fclose(f);
+    return wd_tickmodel_load(name_or_path, out, err);
+}
