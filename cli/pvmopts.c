@@ -1,0 +1,338 @@
+/* pvmopts.c: the reference debugger's options, shared by the PVM subcommands. */
+#include "cli/pvmopts.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "vm/base58.h"
+#include "vm/tickmodel.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --timings-file: one JSON line per debug line, elapsed since start when its first chunk
+ * arrived (the reference's format). */
+static void timings_line(wd_cli_pvm *s)
+{
+    double e = s->line_start - s->t0;
+    json_t *j = json_pack("{s{sfsf}ss#}", "elapsed", "secs", (double)(long long)e, "nanos",
+                          (e - (double)(long long)e) * 1e9, "message", s->line, s->line_size);
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    if (text != NULL)
+        fprintf(s->timings, "%s\n", text);
+    free(text);
+    json_decref(j);
+    s->line_size = 0;
+}
+
+static void on_debug(void *ud, const uint8_t *bytes, size_t size)
+{
+    wd_cli_pvm *s = ud;
+    /* The reference debugger's directives (`__wasm_debugger__::start_section(...)`) are
+     * meant for the profiler, not the reader: wasmdbg does not print them. */
+    static const char directive[] = "__wasm_debugger__::";
+    if (size >= sizeof directive - 1 && memcmp(bytes, directive, sizeof directive - 1) == 0)
+        return;
+    if (s->timings != NULL) {
+        for (size_t i = 0; i < size; i++) {
+            if (s->line_size == 0)
+                s->line_start = now();
+            if (bytes[i] == '\n' || s->line_size == sizeof s->line - 1)
+                timings_line(s);
+            if (bytes[i] != '\n')
+                s->line[s->line_size++] = (char)bytes[i];
+        }
+        return;
+    }
+    if (s->kernel_debug) {
+        FILE *f = s->debug_to_stderr ? stderr : stdout;
+        fwrite(bytes, 1, size, f);
+        fflush(f);
+    }
+}
+
+static const char *value_of(int argc, char **argv, int *i, const char *name, const char *alias)
+{
+    if (strcmp(argv[*i], name) != 0 && !(alias && strcmp(argv[*i], alias) == 0))
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
+}
+
+static int usage(const char *help, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "wasmdbg: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n%s", help);
+    return WD_EXIT_USAGE;
+}
+
+static bool hex_decode(const char *h, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n / 2; i++) {
+        int v = 0;
+        for (int k = 0; k < 2; k++) {
+            char c = h[2 * i + (size_t)k];
+            int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
+            if (d < 0)
+                return false;
+            v = v * 16 + d;
+        }
+        out[i] = (uint8_t)v;
+    }
+    return n % 2 == 0;
+}
+
+/* One `set` instruction of an installer config. */
+static wd_status installer_set(wd_cli_pvm *s, const char *value, const char *to, int line,
+                               wd_error *err)
+{
+    const char *path = s->installer_path;
+    size_t n = strlen(value);
+    uint8_t *bytes = malloc(n / 2 + 1);
+    if (bytes == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    if (!hex_decode(value, n, bytes)) {
+        free(bytes);
+        return wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: `value` is not hexadecimal", path, line);
+    }
+    size_t tn = strlen(to);
+    if (wd_durable_check_key(to, tn, false) != 0 ||
+        (tn >= 9 && strncmp(to, "/readonly", 9) == 0 && (tn == 9 || to[9] == '/'))) {
+        free(bytes);
+        return wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: `to` is not a writable durable key: %s",
+                       path, line, to);
+    }
+    int rc = wd_durable_set(wd_pvm_durable(s->pvm), to, tn, bytes, n / 2);
+    free(bytes);
+    return rc == 0 ? WD_OK : wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+}
+
+static wd_status installer_json(wd_cli_pvm *s, wd_error *err)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(s->installer_path, 0, &je);
+    if (doc == NULL)
+        return wd_fail(err, WD_ERR_USAGE, 0, "%s:%d:%d: %s", s->installer_path, je.line,
+                       je.column, je.text);
+    json_t *ins = json_object_get(doc, "instructions");
+    wd_status st = json_is_array(ins) ? WD_OK
+                                      : wd_fail(err, WD_ERR_USAGE, 0,
+                                                "%s: expected {\"instructions\": [...]}",
+                                                s->installer_path);
+    for (size_t i = 0; st == WD_OK && i < json_array_size(ins); i++) {
+        json_t *set = json_object_get(json_array_get(ins, i), "set");
+        const char *value = json_string_value(json_object_get(set, "value"));
+        const char *to = json_string_value(json_object_get(set, "to"));
+        if (to == NULL)
+            st = wd_fail(err, WD_ERR_USAGE, 0,
+                         "%s: instruction %zu: only {\"set\": {\"value\": HEX, \"to\": KEY}} "
+                         "is supported",
+                         s->installer_path, i);
+        else
+            st = installer_set(s, value ? value : "", to, 0, err);
+    }
+    json_decref(doc);
+    return st;
+}
+
+/* The YAML form the SDK writes: `instructions:` then `- set:` items with `value:` and `to:`. */
+static wd_status installer_yaml(wd_cli_pvm *s, wd_error *err)
+{
+    FILE *f = fopen(s->installer_path, "r");
+    if (f == NULL)
+        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open", s->installer_path);
+    char line[8192], value[8192] = "", to[512] = "";
+    int n = 0, pending = 0;
+    wd_status st = WD_OK;
+    while (st == WD_OK && fgets(line, sizeof line, f) != NULL) {
+        n++;
+        char *p = line + strspn(line, " \t");
+        p[strcspn(p, "\r\n")] = '\0';
+        if (*p == '#' || *p == '\0' || strcmp(p, "instructions:") == 0)
+            continue;
+        if (strncmp(p, "- set:", 6) == 0) {
+            if (pending)
+                st = installer_set(s, value, to, pending, err);
+            pending = n, value[0] = to[0] = '\0';
+        } else if (pending && strncmp(p, "value:", 6) == 0) {
+            char *v = p + 6 + strspn(p + 6, " \"'");
+            v[strcspn(v, "\"' ")] = '\0';
+            snprintf(value, sizeof value, "%s", v);
+        } else if (pending && strncmp(p, "to:", 3) == 0) {
+            char *v = p + 3 + strspn(p + 3, " \"'");
+            v[strcspn(v, "\"' ")] = '\0';
+            snprintf(to, sizeof to, "%s", v);
+        } else {
+            st = wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: expected `- set:`, `value:` or `to:`",
+                         s->installer_path, n);
+        }
+    }
+    if (st == WD_OK && pending)
+        st = installer_set(s, value, to, pending, err);
+    fclose(f);
+    return st;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int wd_cli_pvm_start(wd_cli_pvm *s, int argc, char **argv, const char *help,
+                     bool debug_to_stderr)
+{
+    return wd_cli_pvm_start_hooks(s, argc, argv, help, debug_to_stderr, NULL);
+}
+
+int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *help,
+                           bool debug_to_stderr, const wd_hooks *hooks)
+{
+    memset(s, 0, sizeof *s);
+    wd_ctx_init(&s->ctx);
+    s->kernel_debug = true;
+    s->debug_to_stderr = debug_to_stderr;
+    s->model_name = "pvm-2.0";
+    s->cfg.version = WD_PVM_V6;
+    s->cfg.preimage_dir = "preimage";
+    s->cfg.dal_dir = "dal_pages";
+    s->t0 = now();
+    const char *rollup = NULL, *version = NULL, *v;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(help, stdout);
+            return WD_EXIT_OK;
+        } else if ((v = value_of(argc, argv, &i, "--kernel", NULL)) != NULL) {
+            s->kernel_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--inputs", NULL)) != NULL) {
+            s->inputs_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--rollup", NULL)) != NULL) {
+            rollup = v;
+        } else if ((v = value_of(argc, argv, &i, "--preimage-dir", NULL)) != NULL) {
+            s->cfg.preimage_dir = v;
+        } else if ((v = value_of(argc, argv, &i, "--dal-pages-dir", NULL)) != NULL) {
+            s->cfg.dal_dir = v;
+        } else if ((v = value_of(argc, argv, &i, "--pvm-version", "-p")) != NULL) {
+            version = v;
+        } else if ((v = value_of(argc, argv, &i, "--installer-config", NULL)) != NULL) {
+            s->installer_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--timings-file", NULL)) != NULL) {
+            s->timings_path = v;
+        } else if ((v = value_of(argc, argv, &i, "--flamecharts-dir", NULL)) != NULL) {
+            s->flamecharts_dir = v;
+        } else if ((v = value_of(argc, argv, &i, "--tick-model", NULL)) != NULL) {
+            s->model_name = v;
+        } else if (strcmp(argv[i], "--no-kernel-debug") == 0) {
+            s->kernel_debug = false;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage(help, "unknown option %s", argv[i]);
+        } else if (s->kernel_path == NULL) {
+            s->kernel_path = argv[i];
+        } else {
+            return usage(help, "unexpected argument %s", argv[i]);
+        }
+        if (v != NULL && *v == '\0')
+            return usage(help, "%s needs a value", argv[i]);
+    }
+    if (s->kernel_path == NULL)
+        return usage(help, "%s", "A kernel file must be provided");
+    if (version != NULL && (s->cfg.version = wd_pvm_version_parse(version)) < 0)
+        return usage(help, "unknown PVM version %s (2.0.0 .. 2.0.0-r6)", version);
+    wd_error err;
+    wd_error_clear(&err);
+    if (rollup != NULL) {
+        wd_address_kind kind;
+        if (wd_base58_decode_address(rollup, strlen(rollup), WD_ADDR_BIT(WD_ADDR_SR1), &kind,
+                                     s->cfg.rollup, &err) != WD_OK) {
+            fprintf(stderr,
+                    "wasmdbg: Parameter '%s' is an invalid smart rollup address encoded in a "
+                    "base58 string: %s\n",
+                    rollup, err.msg);
+            return WD_EXIT_USAGE;
+        }
+    }
+    wd_status st = wd_tickmodel_get(s->model_name, &s->costs, &err);
+    if (st == WD_OK)
+        st = wd_cli_read_module(&s->ctx, s->kernel_path, &s->kernel, &s->kernel_size, &err);
+    if (st == WD_OK && s->inputs_path != NULL)
+        st = wd_inputs_load(&s->ctx, s->inputs_path, s->cfg.rollup, &s->inputs, &err);
+    if (st == WD_OK && s->timings_path != NULL && (s->timings = fopen(s->timings_path, "w")) == NULL)
+        st = wd_fail(&err, WD_ERR_IO, 0, "%s: cannot write", s->timings_path);
+    s->cfg.costs = &s->costs;
+    s->cfg.hooks = hooks;
+    s->cfg.debug = on_debug;
+    s->cfg.debug_ud = s;
+    if (st == WD_OK) {
+        st = wd_pvm_new(&s->ctx, &s->cfg, s->kernel, s->kernel_size, &s->pvm, &err);
+        if (st != WD_OK) {
+            char msg[sizeof err.msg];
+            snprintf(msg, sizeof msg, "%s", err.msg);
+            wd_error_clear(&err);
+            wd_fail(&err, st, err.offset, "%s:0x%zx: %s: %s", s->kernel_path, err.offset,
+                    wd_status_name(st), msg);
+        }
+    }
+    if (st == WD_OK && s->installer_path != NULL) {
+        if (has_suffix(s->installer_path, ".json"))
+            st = installer_json(s, &err);
+        else if (has_suffix(s->installer_path, ".yaml") || has_suffix(s->installer_path, ".yml"))
+            st = installer_yaml(s, &err);
+        else
+            st = wd_fail(&err, WD_ERR_USAGE, 0, "%s: Expecting either a .yaml of .json file",
+                         s->installer_path);
+    }
+    if (st != WD_OK) {
+        fprintf(stderr, "wasmdbg: %s\n", err.msg);
+        wd_cli_pvm_finish(s);
+        return WD_EXIT_USAGE;
+    }
+    return -1;
+}
+
+wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err)
+{
+    const wd_inbox *inbox = NULL;
+    *more = s->inputs != NULL && s->next_inbox < s->inputs->count;
+    if (*more)
+        inbox = &s->inputs->inboxes[s->next_inbox++];
+    WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
+    return wd_pvm_run_until_input(s->pvm, err);
+}
+
+wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err)
+{
+    uint32_t count = s->inputs ? s->inputs->count : 0;
+    for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
+        bool more;
+        WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
+    }
+    return WD_OK;
+}
+
+void wd_cli_pvm_finish(wd_cli_pvm *s)
+{
+    if (s->timings != NULL) {
+        if (s->line_size != 0)
+            timings_line(s);
+        fclose(s->timings);
+        s->timings = NULL;
+    }
+    wd_pvm_free(s->pvm);
+    s->pvm = NULL;
+    wd_inputs_free(s->inputs);
+    s->inputs = NULL;
+    wd_free(&s->ctx, s->kernel);
+    s->kernel = NULL;
+}

@@ -1,0 +1,193 @@
+/* run.c: `wasmdbg run KERNEL --inputs FILE`: runs every inbox through the PVM and prints the
+ * kernel's debug output, each level's kernel runs with their ticks per phase, the outbox,
+ * and trap or stuck reasons. The options keep the reference debugger's names. */
+#include "cli/cli.h"
+#include "cli/pvmopts.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char run_help[] =
+    "usage: wasmdbg run KERNEL [--inputs FILE] [options]\n"
+    "\n"
+    "Runs the kernel over every inbox of the inputs file, as the PVM would, and prints its\n"
+    "debug output, each level's kernel runs (ticks per phase), its outbox and any trap or\n"
+    "stuck state.\n"
+    "\n" WD_PVM_OPTIONS_HELP
+    "  --json                  print one JSON document instead of text\n"
+    "  --fail-on-stuck         exit 1 when a run traps or the PVM gets stuck\n";
+
+static void print_hex(FILE *f, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%02x", b[i]);
+}
+
+static char *hex_string(const uint8_t *b, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    char *s = malloc(2 * n + 1);
+    if (s == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        s[2 * i] = digits[b[i] >> 4];
+        s[2 * i + 1] = digits[b[i] & 15];
+    }
+    s[2 * n] = '\0';
+    return s;
+}
+
+static const char *outcome_name(wd_run_outcome o)
+{
+    switch (o) {
+    case WD_RUN_OK: return "ok";
+    case WD_RUN_TRAPPED: return "trapped";
+    case WD_RUN_FAILED: return "failed";
+    case WD_RUN_STUCK: return "stuck";
+    }
+    return "?";
+}
+
+static void print_text(const wd_cli_pvm *s)
+{
+    uint32_t nruns;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &nruns);
+    uint64_t effective = 0;
+    uint32_t r = 0;
+    for (uint32_t level = 0; level < wd_pvm_level(s->pvm); level++) {
+        uint32_t first = r;
+        while (r < nruns && runs[r].level == level)
+            r++;
+        printf("level %u: %u kernel run%s\n", level, r - first, r - first == 1 ? "" : "s");
+        for (uint32_t i = first; i < r; i++) {
+            const wd_run_report *x = &runs[i];
+            effective += x->effective;
+            printf("  run %u: %llu ticks (decode %llu, link %llu, init %llu, kernel_run %llu), "
+                   "%.3f ms%s\n",
+                   x->index, (unsigned long long)x->effective,
+                   (unsigned long long)x->phase[WD_PHASE_DECODE],
+                   (unsigned long long)x->phase[WD_PHASE_LINK],
+                   (unsigned long long)x->phase[WD_PHASE_INIT],
+                   (unsigned long long)x->phase[WD_PHASE_EVAL], x->seconds * 1e3,
+                   x->reboot ? ", reboot" : "");
+            if (x->outcome != WD_RUN_OK)
+                printf("    %s: %s\n", outcome_name(x->outcome), x->reason);
+        }
+        uint32_t nout;
+        const wd_msg *out = wd_pvm_outbox(s->pvm, level, &nout);
+        printf("  outbox: %u message%s\n", nout, nout == 1 ? "" : "s");
+        for (uint32_t i = 0; i < nout; i++) {
+            printf("    ");
+            print_hex(stdout, out[i].bytes, out[i].size);
+            printf("\n");
+        }
+    }
+    printf("total: %u level%s, %u kernel run%s, %llu ticks (%llu with padding)\n",
+           wd_pvm_level(s->pvm), wd_pvm_level(s->pvm) == 1 ? "" : "s", nruns,
+           nruns == 1 ? "" : "s", (unsigned long long)effective,
+           (unsigned long long)wd_pvm_ticks(s->pvm));
+    const char *stuck = wd_pvm_stuck_reason(s->pvm);
+    printf("status: %s\n", stuck ? stuck : wd_pvm_get_state(s->pvm) == WD_PVM_COLLECT
+                                               ? "waiting for input"
+                                               : "evaluating");
+}
+
+static int print_json(const wd_cli_pvm *s)
+{
+    json_t *doc = json_object(), *levels = json_array();
+    uint32_t nruns;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &nruns);
+    uint64_t effective = 0;
+    uint32_t r = 0;
+    for (uint32_t level = 0; level < wd_pvm_level(s->pvm); level++) {
+        json_t *jl = json_object(), *jruns = json_array(), *jout = json_array();
+        for (; r < nruns && runs[r].level == level; r++) {
+            const wd_run_report *x = &runs[r];
+            effective += x->effective;
+            json_t *phases = json_pack("{sIsIsIsI}", "decode", (json_int_t)x->phase[0], "link",
+                                       (json_int_t)x->phase[1], "init", (json_int_t)x->phase[2],
+                                       "kernel_run", (json_int_t)x->phase[3]);
+            json_t *jr = json_pack("{sIsIsosssbsf}", "index", (json_int_t)x->index, "ticks",
+                                   (json_int_t)x->effective, "phases", phases, "outcome",
+                                   outcome_name(x->outcome), "reboot", x->reboot, "seconds",
+                                   x->seconds);
+            if (x->outcome != WD_RUN_OK)
+                json_object_set_new(jr, "reason", json_string(x->reason));
+            json_array_append_new(jruns, jr);
+        }
+        uint32_t nout;
+        const wd_msg *out = wd_pvm_outbox(s->pvm, level, &nout);
+        for (uint32_t i = 0; i < nout; i++) {
+            char *h = hex_string(out[i].bytes, out[i].size);
+            json_array_append_new(jout, json_string(h ? h : ""));
+            free(h);
+        }
+        json_object_set_new(jl, "level", json_integer(level));
+        json_object_set_new(jl, "runs", jruns);
+        json_object_set_new(jl, "outbox", jout);
+        json_array_append_new(levels, jl);
+    }
+    const char *stuck = wd_pvm_stuck_reason(s->pvm);
+    json_object_set_new(doc, "kernel", json_string(s->kernel_path));
+    json_object_set_new(doc, "tick_model", json_string(s->costs.name));
+    json_object_set_new(doc, "pvm_version", json_string(wd_pvm_version_name(s->cfg.version)));
+    json_object_set_new(doc, "levels", levels);
+    json_object_set_new(doc, "ticks", json_integer((json_int_t)effective));
+    json_object_set_new(doc, "ticks_with_padding", json_integer((json_int_t)wd_pvm_ticks(s->pvm)));
+    json_object_set_new(doc, "stuck", stuck ? json_string(stuck) : json_null());
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (text == NULL)
+        return WD_EXIT_USAGE;
+    puts(text);
+    free(text);
+    return WD_EXIT_OK;
+}
+
+/* Any trap or stuck state. */
+static bool had_failure(const wd_cli_pvm *s)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (runs[i].outcome != WD_RUN_OK)
+            return true;
+    return wd_pvm_stuck_reason(s->pvm) != NULL;
+}
+
+int wd_cli_run(int argc, char **argv)
+{
+    wd_cli_pvm s;
+    bool json = false, fail_on_stuck = false;
+    int rest = 0;
+    char **extra = calloc((size_t)argc + 1, sizeof *extra);
+    if (extra == NULL)
+        return WD_EXIT_USAGE;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = true;
+        else if (strcmp(argv[i], "--fail-on-stuck") == 0)
+            fail_on_stuck = true;
+        else
+            extra[rest++] = argv[i];
+    }
+    int code = wd_cli_pvm_start(&s, rest, extra, run_help, json);
+    free(extra);
+    if (code >= 0)
+        return code;
+    wd_error err;
+    wd_error_clear(&err);
+    wd_status st = wd_cli_pvm_run_all(&s, &err);
+    if (st != WD_OK) {
+        fprintf(stderr, "wasmdbg: %s\n", err.msg);
+        wd_cli_pvm_finish(&s);
+        return WD_EXIT_USAGE;
+    }
+    code = json ? print_json(&s) : (print_text(&s), WD_EXIT_OK);
+    if (code == WD_EXIT_OK && fail_on_stuck && had_failure(&s))
+        code = WD_EXIT_FAILED;
+    wd_cli_pvm_finish(&s);
+    return code;
+}

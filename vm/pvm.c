@@ -1,0 +1,681 @@
+/* pvm.c: the PVM state machine. The reference steps decode, link and init one small step
+ * per tick; wasmdbg performs each phase at once and charges the ticks the tick model
+ * gives for it, so every observable tick figure is the model's exact sum. */
+#include "vm/pvm.h"
+
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode/decode.h"
+
+#define MAX_REBOOTS 1000u
+
+typedef struct level_outbox {
+    wd_msg *msgs;
+    uint32_t count;
+} level_outbox;
+
+struct wd_pvm {
+    wd_ctx *ctx;
+    wd_pvm_config cfg;
+    wd_durable *durable;
+    wd_thread thread;
+    wd_host_env env;
+    wd_pvm_state state;
+    char stuck[256];
+
+    uint32_t levels;          /* inboxes loaded so far; the current level is levels - 1 */
+    wd_msg *inbox;            /* framed messages of the current level (owned) */
+    uint32_t inbox_count;
+    uint32_t reboots_left;    /* the reboot counter (1001 after a yield) */
+    uint32_t run_index;       /* runs so far in the current level */
+
+    level_outbox *outboxes;   /* per level */
+    uint32_t outbox_cap;
+
+    WD_VEC(wd_run_report) runs;
+
+    /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
+     * deterministic, so the figures are those of decoding it again). */
+    uint8_t *kernel;
+    size_t kernel_size;
+    wd_module *module;
+    wd_status module_status;
+    wd_error module_err;
+};
+
+uint64_t wd_pvm_default_period(int version)
+{
+    return version >= WD_PVM_V4 ? 50000000000000ull : 11000000000ull;
+}
+
+uint32_t wd_pvm_default_max_frames(int version)
+{
+    return version == WD_PVM_V0 ? 300u : 60000u;
+}
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+#define KEY(s) s, sizeof(s) - 1
+
+static void phase(wd_pvm *p, const char *name, bool begin)
+{
+    const wd_hooks *h = p->cfg.hooks;
+    if (h != NULL && h->phase != NULL)
+        h->phase(h->ud, p->thread.ticks, name, begin);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void write_reboot_counter(wd_pvm *p)
+{
+    uint8_t b[4];
+    for (int i = 0; i < 4; i++)
+        b[i] = (uint8_t)(p->reboots_left >> (8 * i));
+    (void)wd_durable_set(p->durable, KEY("/readonly/kernel/env/reboot_counter"), b, sizeof b);
+}
+
+static void flag(wd_pvm *p, const char *key, size_t len, bool set)
+{
+    if (set)
+        (void)wd_durable_set(p->durable, key, len, NULL, 0);
+    else
+        (void)wd_durable_delete(p->durable, key, len, false);
+}
+
+/* Moves the current level's outbox (the host env's) into the per-level table; called when
+ * the level ends (the next inbox is loaded). */
+static wd_status save_outbox(wd_pvm *p, wd_error *err)
+{
+    uint32_t level = p->env.level;
+    if (level >= p->outbox_cap) {
+        uint32_t cap = p->outbox_cap;
+        if (!wd_grow(p->ctx, (void **)&p->outboxes, &cap, sizeof *p->outboxes,
+                     (uint64_t)level + 1))
+            return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+        memset(p->outboxes + p->outbox_cap, 0,
+               (cap - p->outbox_cap) * sizeof *p->outboxes);
+        p->outbox_cap = cap;
+    }
+    level_outbox *o = &p->outboxes[level];
+    wd_free(p->ctx, o->msgs);
+    o->msgs = NULL;
+    o->count = p->env.outbox_count;
+    if (o->count != 0) {
+        o->msgs = wd_alloc(p->ctx, o->count * sizeof *o->msgs);
+        if (o->msgs == NULL)
+            return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+        memcpy(o->msgs, p->env.outbox, o->count * sizeof *o->msgs);
+    }
+    p->env.outbox_count = 0; /* ownership of the bytes moved to the table */
+    return WD_OK;
+}
+
+/* ---- reveals ------------------------------------------------------------------------------ */
+
+static wd_status read_file(const char *path, uint8_t *buf, size_t max, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return WD_ERR_IO;
+    size_t total = 0;
+    uint8_t scratch[4096];
+    for (;;) {
+        size_t n = fread(scratch, 1, sizeof scratch, f);
+        if (n == 0)
+            break;
+        if (total < max)
+            memcpy(buf + total, scratch, WD_MIN(n, max - total));
+        total += n;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    *size = total;
+    return bad ? WD_ERR_IO : WD_OK;
+}
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *buf, size_t max,
+                        size_t *size, wd_error *err)
+{
+    wd_pvm *p = ud;
+    *size = 0;
+    if (req_size == 0)
+        req_size = 1, req = (const uint8_t *)"\0"; /* undecodable: the empty preimage */
+    switch (req[0]) {
+    case 0x00: { /* raw data: 33-byte hash, tag 00 + Blake2b-256 */
+        if (req_size != 34)
+            return WD_OK; /* like the protocol: an undecodable request is the empty hash */
+        uint8_t empty[32];
+        crypto_generichash(empty, sizeof empty, NULL, 0, NULL, 0);
+        if (req[1] == 0 && memcmp(req + 2, empty, 32) == 0)
+            return WD_OK;
+        char name[67], path[4200];
+        hex(req + 1, 33, name);
+        snprintf(path, sizeof path, "%s/%s", p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage",
+                 name);
+        if (read_file(path, buf, max, size) != WD_OK)
+            return wd_fail(err, WD_TRAP, 0, "preimage %s not found in %s", name,
+                           p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage");
+        return WD_OK;
+    }
+    case 0x01: { /* metadata: rollup address and origination level 0 */
+        uint8_t md[24] = {0};
+        memcpy(md, p->cfg.rollup, 20);
+        memcpy(buf, md, WD_MIN(max, sizeof md));
+        *size = sizeof md;
+        return WD_OK;
+    }
+    case 0x02: { /* DAL page: published level i32 BE, slot u8, page i16 BE */
+        if (req_size < 8)
+            return wd_fail(err, WD_TRAP, 0, "malformed DAL page reveal request");
+        int32_t lvl = (int32_t)((uint32_t)req[1] << 24 | (uint32_t)req[2] << 16 |
+                                (uint32_t)req[3] << 8 | req[4]);
+        int page = (int16_t)((uint16_t)(req[6] << 8 | req[7]));
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%d-%d-%d", p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages",
+                 lvl, req[5], page);
+        if (read_file(path, buf, max, size) != WD_OK)
+            return wd_fail(err, WD_TRAP, 0, "DAL page %s not found", path);
+        return WD_OK;
+    }
+    case 0x03:
+        return wd_fail(err, WD_TRAP, 0,
+                       "The kernel tried to request DAL parameters, but this is not yet "
+                       "supported by the debugger.");
+    default:
+        return wd_fail(err, WD_TRAP, 0, "unsupported reveal request (tag 0x%02x)", req[0]);
+    }
+}
+
+/* ---- phases ------------------------------------------------------------------------------- */
+
+/* Decode ticks under the model: a step per section, per vector item, per instruction, per
+ * name character and per data byte; a custom section is skipped in one step. */
+static uint64_t decode_ticks(const wd_module *m, const wd_costs *c)
+{
+    uint64_t items = (uint64_t)m->type_count + m->import_count + m->func_count +
+                     m->table_count + m->memory_count + m->global_count + m->export_count +
+                     m->elem_count + m->data_count;
+    uint64_t insns = 0, data = 0, names = 0;
+    for (uint32_t i = 0; i < m->func_count; i++)
+        if (m->funcs[i].code != NULL)
+            insns += m->funcs[i].code->wasm_insn_count;
+    for (uint32_t i = 0; i < m->data_count; i++)
+        data += m->datas[i].size;
+    for (uint32_t i = 0; i < m->import_count; i++)
+        names += (uint64_t)m->imports[i].module_size + m->imports[i].name_size;
+    for (uint32_t i = 0; i < m->export_count; i++)
+        names += m->exports[i].name_size;
+    uint64_t sections = 0;
+    sections += m->type_count != 0;
+    sections += m->import_count != 0;
+    sections += m->func_count > m->import_func_count; /* function + code sections */
+    sections += m->func_count > m->import_func_count;
+    sections += m->table_count > m->import_table_count;
+    sections += m->memory_count > m->import_memory_count;
+    sections += m->global_count > m->import_global_count;
+    sections += m->export_count != 0;
+    sections += m->has_start;
+    sections += m->elem_count != 0;
+    sections += m->has_data_count;
+    sections += m->data_count != 0;
+    return sections * c->decode_per_section + items * c->decode_per_item +
+           insns * c->decode_per_insn + names * c->decode_per_name_char +
+           data * c->decode_per_data_byte + (uint64_t)m->custom_count * c->decode_per_custom;
+}
+
+static uint64_t init_ticks(const wd_module *m, const wd_costs *c)
+{
+    uint64_t elems = 0, data = 0;
+    for (uint32_t i = 0; i < m->elem_count; i++)
+        if (m->elems[i].mode == WD_SEG_ACTIVE)
+            elems += m->elems[i].count;
+    for (uint32_t i = 0; i < m->data_count; i++)
+        if (m->datas[i].mode == WD_SEG_ACTIVE)
+            data += m->datas[i].size;
+    return c->init_base + (uint64_t)(m->global_count - m->import_global_count) * c->init_per_global +
+           elems * c->init_per_elem + data * c->init_per_data_byte;
+}
+
+/* Decodes the kernel at /kernel/boot.wasm, reusing the last module when the bytes are the
+ * same. */
+static wd_status load_kernel(wd_pvm *p, wd_error *err)
+{
+    size_t size;
+    const uint8_t *bytes = wd_durable_value(p->durable, KEY("/kernel/boot.wasm"), &size);
+    if (bytes == NULL)
+        return wd_fail(err, WD_ERR_MALFORMED, 0, "no kernel at /kernel/boot.wasm");
+    if (p->kernel != NULL && size == p->kernel_size && memcmp(bytes, p->kernel, size) == 0) {
+        if (p->module_status != WD_OK)
+            *err = p->module_err;
+        return p->module_status;
+    }
+    wd_module_free(p->module);
+    p->module = NULL;
+    wd_free(p->ctx, p->kernel);
+    p->kernel = wd_alloc(p->ctx, size);
+    if (p->kernel == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    memcpy(p->kernel, bytes, size);
+    p->kernel_size = size;
+    wd_error_clear(&p->module_err);
+    wd_decode_opts opts = {.costs = p->cfg.costs, .pvm = true};
+    p->module_status = wd_decode_module(p->ctx, p->kernel, size, &opts, &p->module, &p->module_err);
+    if (p->module_status != WD_OK)
+        *err = p->module_err;
+    return p->module_status;
+}
+
+static void set_stuck(wd_pvm *p, const char *fmt, const char *detail)
+{
+    p->state = WD_PVM_STUCK;
+    snprintf(p->stuck, sizeof p->stuck, fmt, detail);
+}
+
+/* Describes a trap or error with the function (by symbol) and offset. */
+static void describe(const wd_pvm *p, const wd_error *e, char *out, size_t size)
+{
+    char name[96];
+    if (e->func_idx != UINT32_MAX && p->module != NULL && e->func_idx < p->module->func_count)
+        snprintf(out, size, "%s in %s at 0x%zx", e->msg,
+                 wd_module_func_name(p->module, e->func_idx, name, sizeof name), e->offset);
+    else
+        snprintf(out, size, "%s", e->msg);
+}
+
+/* A kernel that fails to decode, link or initialise: restore the fallback kernel if there
+ * is a different one, else the PVM is stuck (pvm.md section 5). */
+static void kernel_failed(wd_pvm *p, wd_run_report *r, const char *what)
+{
+    size_t fsize, ksize;
+    const uint8_t *fb = wd_durable_value(p->durable, KEY("/readonly/kernel/boot.wasm"), &fsize);
+    const uint8_t *k = wd_durable_value(p->durable, KEY("/kernel/boot.wasm"), &ksize);
+    if (fb != NULL && !(k != NULL && ksize == fsize && memcmp(k, fb, fsize) == 0)) {
+        (void)wd_durable_copy(p->durable, KEY("/readonly/kernel/boot.wasm"),
+                              KEY("/kernel/boot.wasm"), false);
+        flag(p, KEY("/readonly/kernel/env/upgrade_error"), true);
+        r->outcome = WD_RUN_FAILED;
+        snprintf(r->reason, sizeof r->reason, "%s; fallback kernel restored", what);
+    } else {
+        r->outcome = WD_RUN_STUCK;
+        set_stuck(p, "No_fallback_kernel (%s)", what);
+        snprintf(r->reason, sizeof r->reason, "%s", p->stuck);
+    }
+}
+
+/* Runs `f` on the thread until it finishes, bounded by the run's tick limit. */
+static wd_status invoke(wd_pvm *p, wd_func *f, wd_error *err)
+{
+    wd_status st = wd_eval_invoke(&p->thread, f, NULL, err);
+    if (st == WD_PAUSED) /* nobody pauses a plain run; treat as an internal stop */
+        wd_eval_abort(&p->thread);
+    return st;
+}
+
+/* Decode, link and init of one run. On success *inst and *entry are set. */
+static wd_status prepare(wd_pvm *p, wd_run_report *r, wd_store *s, wd_func **entry,
+                         wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    uint64_t t0 = t->ticks;
+    phase(p, "decode", true);
+    t->ticks += 1; /* the snapshot tick */
+    wd_status st = load_kernel(p, err);
+    if (st == WD_OK)
+        t->ticks += decode_ticks(p->module, p->cfg.costs);
+    phase(p, "decode", false);
+    r->phase[WD_PHASE_DECODE] = t->ticks - t0;
+    if (st != WD_OK)
+        return st;
+
+    const wd_module *m = p->module;
+    t0 = t->ticks;
+    phase(p, "link", true);
+    wd_extern *externs = wd_calloc(p->ctx, m->import_count + 1u, sizeof *externs);
+    if (externs == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    st = wd_host_register(&p->env, s, err);
+    if (st == WD_OK)
+        st = wd_link_resolve(m, wd_host_resolve, &p->env, externs, err);
+    t->ticks += p->cfg.costs->link_base + (uint64_t)m->import_count * p->cfg.costs->link_per_import;
+    phase(p, "link", false);
+    r->phase[WD_PHASE_LINK] = t->ticks - t0;
+
+    t0 = t->ticks;
+    phase(p, "init", true);
+    wd_instance *inst = NULL;
+    if (st == WD_OK) {
+        st = wd_link_instantiate(s, m, externs, &inst, err);
+        t->ticks += init_ticks(m, p->cfg.costs);
+    }
+    wd_free(p->ctx, externs);
+    if (st == WD_OK && m->has_start) {
+        p->env.in_start = true;
+        st = invoke(p, inst->funcs[m->start_idx], err);
+        p->env.in_start = false;
+    }
+    int64_t idx = st == WD_OK ? wd_module_find_export(m, "kernel_run", WD_EXTERN_FUNC) : -1;
+    if (st == WD_OK && idx < 0) {
+        phase(p, "init", false);
+        r->phase[WD_PHASE_INIT] = t->ticks - t0;
+        set_stuck(p, "Invalid_state (%s)", "the kernel does not export a function kernel_run");
+        return WD_ERR_INVALID;
+    }
+    if (st == WD_OK) {
+        *entry = inst->funcs[m->exports[idx].idx];
+        /* the kernel reached evaluation: it becomes the fallback kernel */
+        (void)wd_durable_copy(p->durable, KEY("/kernel/boot.wasm"),
+                              KEY("/readonly/kernel/boot.wasm"), false);
+    }
+    phase(p, "init", false);
+    r->phase[WD_PHASE_INIT] = t->ticks - t0;
+    return st;
+}
+
+/* The end of a top-level cycle: pad to the period's end, then reboot or yield. */
+static void end_of_run(wd_pvm *p, wd_run_report *r, uint64_t start)
+{
+    wd_thread *t = &p->thread;
+    if (p->state == WD_PVM_STUCK) {
+        t->ticks = start + p->cfg.period;
+        return;
+    }
+    t->ticks += 1; /* patch the flags, enter Padding */
+    r->effective = t->ticks - start;
+    t->ticks = start + p->cfg.period;
+    bool reboot = wd_durable_has(p->durable, KEY("/kernel/env/reboot")) != 0;
+    if (reboot && p->reboots_left > 0) {
+        r->reboot = true;
+        p->state = WD_PVM_SNAPSHOT;
+    } else {
+        flag(p, KEY("/readonly/kernel/env/too_many_reboot"), reboot);
+        p->state = WD_PVM_COLLECT;
+        p->reboots_left = MAX_REBOOTS + 1;
+        flag(p, KEY("/kernel/env/reboot"), true); /* the run after the next inbox reboots */
+        p->env.inputs = NULL; /* unread messages are lost */
+        p->env.input_count = p->env.input_next = 0;
+    }
+    write_reboot_counter(p);
+}
+
+wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err)
+{
+    if (p->state != WD_PVM_SNAPSHOT)
+        return wd_fail(err, WD_ERR_USAGE, 0, "no kernel run is due (the PVM %s)",
+                       p->state == WD_PVM_STUCK ? "is stuck" : "waits for input");
+    wd_thread *t = &p->thread;
+    wd_run_report r = {.level = p->levels - 1, .index = p->run_index++, .start = t->ticks,
+                       .outcome = WD_RUN_OK};
+    double t_start = now_seconds();
+    uint64_t start = t->ticks;
+    /* Every run is a reboot: the flag (set by the kernel, or by the PVM when it yielded)
+     * is consumed and the counter decremented; the first run of a level uses the one
+     * "used to read the inbox" (pvm.md section 5). */
+    flag(p, KEY("/kernel/env/reboot"), false);
+    if (p->reboots_left > 0)
+        p->reboots_left--;
+    write_reboot_counter(p);
+    t->tick_limit = start + p->cfg.period - 1; /* the last tick ends the run */
+    wd_store *s = wd_store_new(p->ctx);
+    if (s == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    wd_error e;
+    wd_error_clear(&e);
+    wd_func *entry = NULL;
+    wd_status st = prepare(p, &r, s, &entry, &e);
+    if (st == WD_OK) {
+        uint64_t t0 = t->ticks;
+        st = invoke(p, entry, &e);
+        r.phase[WD_PHASE_EVAL] = t->ticks - t0;
+    }
+    char why[224];
+    describe(p, &e, why, sizeof why);
+    if (st == WD_ERR_NOMEM) {
+        wd_store_free(s);
+        *err = e;
+        return st;
+    }
+    if (p->state == WD_PVM_STUCK) {
+        r.outcome = WD_RUN_STUCK;
+        snprintf(r.reason, sizeof r.reason, "%s", p->stuck);
+    } else if (entry == NULL) {
+        kernel_failed(p, &r, why); /* decode, link or init failed */
+    } else if (st == WD_OK) {
+        flag(p, KEY("/readonly/kernel/env/stuck"), false);
+        flag(p, KEY("/readonly/kernel/env/upgrade_error"), false);
+    } else if (st == WD_TRAP && e.trap != WD_TRAP_NONE && e.trap != WD_TRAP_HOST) {
+        r.outcome = WD_RUN_TRAPPED;
+        snprintf(r.reason, sizeof r.reason, "%s", why);
+        flag(p, KEY("/readonly/kernel/env/stuck"), true);
+    } else if (st == WD_OUT_OF_TICKS) {
+        r.outcome = WD_RUN_STUCK;
+        set_stuck(p, "Too_many_ticks%s", "");
+        snprintf(r.reason, sizeof r.reason, "too many ticks: the run did not finish within %llu "
+                 "ticks", (unsigned long long)p->cfg.period);
+    } else {
+        r.outcome = WD_RUN_STUCK;
+        set_stuck(p, "Eval_error (%s)", why);
+        snprintf(r.reason, sizeof r.reason, "%s", p->stuck);
+    }
+    r.effective = t->ticks - start;
+    end_of_run(p, &r, start);
+    wd_store_free(s);
+    r.seconds = now_seconds() - t_start;
+    if (!WD_VEC_PUSH(p->ctx, &p->runs, r))
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    return WD_OK;
+}
+
+wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err)
+{
+    while (p->state == WD_PVM_SNAPSHOT)
+        WD_TRY(wd_pvm_kernel_run(p, err));
+    return WD_OK;
+}
+
+static void free_inbox(wd_pvm *p)
+{
+    for (uint32_t i = 0; i < p->inbox_count; i++)
+        wd_free(p->ctx, p->inbox[i].bytes);
+    wd_free(p->ctx, p->inbox);
+    p->inbox = NULL;
+    p->inbox_count = 0;
+}
+
+wd_status wd_pvm_load_inbox(wd_pvm *p, const wd_inbox *inbox, wd_error *err)
+{
+    if (p->state != WD_PVM_COLLECT)
+        return wd_fail(err, WD_ERR_USAGE, 0, "the PVM is not expecting inputs (%s)",
+                       p->state == WD_PVM_STUCK ? "it is stuck" : "a kernel run is due");
+    if (p->levels > 0)
+        WD_TRY(save_outbox(p, err));
+    free_inbox(p);
+    wd_inbox framed;
+    WD_TRY(wd_inputs_frame_level(p->ctx, inbox, &framed, err));
+    p->inbox = wd_calloc(p->ctx, (size_t)framed.count + 1, sizeof *p->inbox);
+    wd_status st = p->inbox ? WD_OK : wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    p->levels++;
+    p->env.level = p->levels - 1;
+    p->run_index = 0;
+    for (uint32_t i = 0; st == WD_OK && i < framed.count; i++) {
+        const wd_input_msg *m = &framed.msgs[i];
+        uint8_t *copy = wd_alloc(p->ctx, m->size);
+        if (copy == NULL) {
+            st = wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+            break;
+        }
+        if (m->size != 0)
+            memcpy(copy, m->data, m->size);
+        p->inbox[p->inbox_count] = (wd_msg){copy, m->size, p->levels - 1, p->inbox_count};
+        p->inbox_count++;
+    }
+    wd_inputs_frame_free(p->ctx, &framed);
+    if (st != WD_OK)
+        return st;
+    p->env.inputs = p->inbox;
+    p->env.input_count = p->inbox_count;
+    p->env.input_next = 0;
+    /* one tick per message fed, then padding to the end of the collect period */
+    p->thread.ticks += p->cfg.period;
+    p->state = WD_PVM_SNAPSHOT;
+    return WD_OK;
+}
+
+static void debug_sink(void *ud, const uint8_t *bytes, size_t size)
+{
+    wd_pvm *p = ud;
+    if (p->cfg.debug != NULL)
+        p->cfg.debug(p->cfg.debug_ud, bytes, size);
+}
+
+wd_status wd_pvm_new(wd_ctx *ctx, const wd_pvm_config *cfg, const uint8_t *kernel, size_t size,
+                     wd_pvm **out, wd_error *err)
+{
+    *out = NULL;
+    wd_pvm *p = wd_calloc(ctx, 1, sizeof *p);
+    if (p == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    p->ctx = ctx;
+    p->cfg = *cfg;
+    if (p->cfg.period == 0)
+        p->cfg.period = wd_pvm_default_period(cfg->version);
+    if (p->cfg.max_frames == 0)
+        p->cfg.max_frames = wd_pvm_default_max_frames(cfg->version);
+    p->durable = wd_durable_new(ctx);
+    wd_status st = p->durable ? WD_OK : wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    if (st == WD_OK)
+        st = wd_thread_init(&p->thread, ctx, (size_t)1 << 22, p->cfg.max_frames, cfg->costs, err);
+    if (st != WD_OK) {
+        wd_durable_free(p->durable);
+        wd_free(ctx, p);
+        return st;
+    }
+    p->thread.hooks = cfg->hooks;
+    p->env = (wd_host_env){.ctx = ctx, .version = cfg->version, .costs = cfg->costs,
+                           .durable = p->durable, .reveal = reveal, .reveal_ud = p,
+                           .debug = debug_sink, .debug_ud = p};
+    p->state = WD_PVM_COLLECT;
+    p->reboots_left = MAX_REBOOTS + 1;
+    const char *v = wd_pvm_version_name(cfg->version);
+    if (wd_durable_set(p->durable, KEY("/readonly/wasm_version"), (const uint8_t *)v,
+                       strlen(v)) != 0 ||
+        wd_durable_set(p->durable, KEY("/kernel/boot.wasm"), kernel, size) != 0) {
+        wd_pvm_free(p);
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    }
+    flag(p, KEY("/kernel/env/reboot"), true);
+    write_reboot_counter(p);
+    /* As the reference debugger does at start-up: the kernel must decode, validate and link. */
+    st = load_kernel(p, err);
+    if (st == WD_OK) {
+        wd_store *s = wd_store_new(ctx);
+        wd_extern *externs = wd_calloc(ctx, p->module->import_count + 1u, sizeof *externs);
+        if (s == NULL || externs == NULL)
+            st = wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+        if (st == WD_OK)
+            st = wd_host_register(&p->env, s, err);
+        if (st == WD_OK)
+            st = wd_link_resolve(p->module, wd_host_resolve, &p->env, externs, err);
+        wd_free(ctx, externs);
+        wd_store_free(s);
+    }
+    if (st != WD_OK) {
+        wd_pvm_free(p);
+        return st;
+    }
+    *out = p;
+    return WD_OK;
+}
+
+void wd_pvm_free(wd_pvm *p)
+{
+    if (p == NULL)
+        return;
+    wd_host_env_fini(&p->env);
+    for (uint32_t i = 0; i < p->outbox_cap; i++) {
+        for (uint32_t j = 0; j < p->outboxes[i].count; j++)
+            wd_free(p->ctx, p->outboxes[i].msgs[j].bytes);
+        wd_free(p->ctx, p->outboxes[i].msgs);
+    }
+    wd_free(p->ctx, p->outboxes);
+    free_inbox(p);
+    WD_VEC_FREE(p->ctx, &p->runs);
+    wd_module_free(p->module);
+    wd_free(p->ctx, p->kernel);
+    wd_thread_fini(&p->thread);
+    wd_durable_free(p->durable);
+    wd_free(p->ctx, p);
+}
+
+wd_pvm_state wd_pvm_get_state(const wd_pvm *p)
+{
+    return p->state;
+}
+
+const char *wd_pvm_stuck_reason(const wd_pvm *p)
+{
+    return p->state == WD_PVM_STUCK ? p->stuck : NULL;
+}
+
+uint64_t wd_pvm_ticks(const wd_pvm *p)
+{
+    return p->thread.ticks;
+}
+
+uint32_t wd_pvm_level(const wd_pvm *p)
+{
+    return p->levels;
+}
+
+wd_durable *wd_pvm_durable(wd_pvm *p)
+{
+    return p->durable;
+}
+
+const wd_pvm_config *wd_pvm_get_config(const wd_pvm *p)
+{
+    return &p->cfg;
+}
+
+const wd_run_report *wd_pvm_runs(const wd_pvm *p, uint32_t *count)
+{
+    *count = p->runs.count;
+    return p->runs.data;
+}
+
+const wd_msg *wd_pvm_outbox(const wd_pvm *p, uint32_t level, uint32_t *count)
+{
+    *count = 0;
+    if (p->levels == 0 || level >= p->levels)
+        return NULL;
+    if (level == p->levels - 1) { /* the current level: still in the host env */
+        *count = p->env.outbox_count;
+        return p->env.outbox;
+    }
+    if (level >= p->outbox_cap)
+        return NULL;
+    *count = p->outboxes[level].count;
+    return p->outboxes[level].msgs;
+}
+
+const wd_module *wd_pvm_module(const wd_pvm *p)
+{
+    return p->module;
+}

@@ -1,0 +1,94 @@
+/* pvm.h: the PVM (reference/pvm.md section 6): levels, inbox collection, kernel runs in
+ * phases (decode, link, init, eval) every one of them paid in ticks, padding to the end
+ * of each period, reboots, traps versus stuck states, durable storage, the outbox.
+ *
+ * The tick counter is global (thread->ticks): every top-level cycle (an inbox collection,
+ * or one kernel run including its decode/link/init) occupies exactly one period, the
+ * unused ticks of which are padding. */
+#ifndef WD_VM_PVM_H
+#define WD_VM_PVM_H
+
+#include "vm/host.h"
+#include "vm/inputs.h"
+
+typedef struct wd_pvm_config {
+    int version;            /* WD_PVM_V*; default newest */
+    uint8_t rollup[20];     /* the rollup address (reveal_metadata, transfer default) */
+    const char *preimage_dir; /* reveal_preimage files named by the hash's hex */
+    const char *dal_dir;    /* DAL pages: <published level>-<slot>-<page> */
+    const wd_costs *costs;  /* the tick model */
+    uint64_t period;        /* 0: the version's (50e12 from r4, 11e9 before) */
+    uint32_t max_frames;    /* 0: the version's (60,000; 300 in 2.0.0) */
+    const wd_hooks *hooks;  /* profiler / debugger listener, or NULL */
+    void (*debug)(void *ud, const uint8_t *bytes, size_t size); /* write_debug sink */
+    void *debug_ud;
+} wd_pvm_config;
+
+typedef enum wd_pvm_state {
+    WD_PVM_COLLECT,  /* waiting for the next inbox */
+    WD_PVM_SNAPSHOT, /* at a period boundary, a kernel run is due */
+    WD_PVM_STUCK,    /* permanently stuck; only the tick counter advances */
+} wd_pvm_state;
+
+typedef enum wd_run_outcome {
+    WD_RUN_OK,      /* kernel_run returned */
+    WD_RUN_TRAPPED, /* trapped: the stuck flag is set and the PVM goes on */
+    WD_RUN_FAILED,  /* decode/link/init failed: fallback kernel restored */
+    WD_RUN_STUCK,   /* the PVM is stuck for good */
+} wd_run_outcome;
+
+enum { WD_PHASE_DECODE, WD_PHASE_LINK, WD_PHASE_INIT, WD_PHASE_EVAL, WD_PHASE_COUNT };
+
+typedef struct wd_run_report {
+    uint32_t level, index;         /* index of the run within its level */
+    uint64_t start;                /* global tick at the run's first tick */
+    uint64_t phase[WD_PHASE_COUNT]; /* ticks per phase (decode includes the snapshot tick) */
+    uint64_t effective;            /* all ticks of the run but padding */
+    wd_run_outcome outcome;
+    bool reboot;                   /* the run asked for (and got) a reboot */
+    char reason[256];              /* trap or stuck reason, with the function and offset */
+    double seconds;                /* wall time of the run */
+} wd_run_report;
+
+typedef struct wd_pvm wd_pvm;
+
+/* Installs `kernel` (borrowed) at /kernel/boot.wasm and builds the initial state, after
+ * checking, as the reference debugger does at start-up, that it decodes, validates and
+ * links against smart_rollup_core of the configured version. Errors name the offset. */
+WD_NODISCARD wd_status wd_pvm_new(wd_ctx *ctx, const wd_pvm_config *cfg, const uint8_t *kernel,
+                                  size_t size, wd_pvm **out, wd_error *err);
+void wd_pvm_free(wd_pvm *p);
+
+/* In COLLECT: frames and feeds one inbox (NULL: an empty one) as Start_of_level,
+ * Info_per_level, the messages, End_of_level (one tick each), pads the period and moves to
+ * SNAPSHOT. The messages are copied. */
+WD_NODISCARD wd_status wd_pvm_load_inbox(wd_pvm *p, const wd_inbox *inbox, wd_error *err);
+
+/* In SNAPSHOT: one whole kernel run (decode, link, init, kernel_run, padding, and the reboot
+ * or yield decision). Its report is appended to the run list. */
+WD_NODISCARD wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err);
+
+/* Kernel runs until the PVM waits for input or is stuck. */
+WD_NODISCARD wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err);
+
+wd_pvm_state wd_pvm_get_state(const wd_pvm *p);
+const char *wd_pvm_stuck_reason(const wd_pvm *p);
+uint64_t wd_pvm_ticks(const wd_pvm *p);
+uint32_t wd_pvm_level(const wd_pvm *p); /* levels loaded so far */
+wd_durable *wd_pvm_durable(wd_pvm *p);
+const wd_pvm_config *wd_pvm_get_config(const wd_pvm *p);
+
+/* Runs so far, in order. */
+const wd_run_report *wd_pvm_runs(const wd_pvm *p, uint32_t *count);
+
+/* The outbox of `level`, or NULL when the level was not reached. */
+const wd_msg *wd_pvm_outbox(const wd_pvm *p, uint32_t level, uint32_t *count);
+
+/* The module last decoded (for symbols), or NULL. */
+const wd_module *wd_pvm_module(const wd_pvm *p);
+
+/* The version's tick period and call depth limit. */
+uint64_t wd_pvm_default_period(int version);
+uint32_t wd_pvm_default_max_frames(int version);
+
+#endif
