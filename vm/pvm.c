@@ -206,39 +206,73 @@ static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *
 
 /* ---- phases ------------------------------------------------------------------------------- */
 
-/* Decode ticks under the model: a step per section, per vector item, per instruction, per
- * name character and per data byte; a custom section is skipped in one step. */
-static uint64_t decode_ticks(const wd_module *m, const wd_costs *c)
+/* Decode ticks under the model, per section: a step per section header, per vector item,
+ * per instruction, per name character and per data byte; a custom section is skipped in
+ * one step. Reported as `decode:<section>` phases inside `decode`, in binary order. */
+typedef struct section_cost {
+    const char *name;
+    uint64_t ticks;
+} section_cost;
+
+static uint32_t decode_costs(const wd_module *m, const wd_costs *c, section_cost *out)
 {
-    uint64_t items = (uint64_t)m->type_count + m->import_count + m->func_count +
-                     m->table_count + m->memory_count + m->global_count + m->export_count +
-                     m->elem_count + m->data_count;
-    uint64_t insns = 0, data = 0, names = 0;
-    for (uint32_t i = 0; i < m->func_count; i++)
+    uint64_t sec = c->decode_per_section, item = c->decode_per_item, chr = c->decode_per_name_char;
+    uint32_t n = 0;
+    uint32_t defined = m->func_count - m->import_func_count;
+#define SECTION(present, label, cost)                                                                  do {                                                                                                   if (present)                                                                                           out[n++] = (section_cost){label, sec + (cost)};                                            } while (0)
+    uint64_t types = 0, imports = 0, exports = 0, elems = 0, insns = 0, locals = 0, bytes = 0;
+    for (uint32_t i = 0; i < m->type_count; i++)
+        types += item * (1 + m->types[i].param_count + m->types[i].result_count);
+    for (uint32_t i = 0; i < m->import_count; i++)
+        imports += item + chr * ((uint64_t)m->imports[i].module_size + m->imports[i].name_size);
+    for (uint32_t i = 0; i < m->export_count; i++)
+        exports += item + chr * m->exports[i].name_size;
+    for (uint32_t i = 0; i < m->elem_count; i++)
+        elems += item * (1 + (uint64_t)m->elems[i].count);
+    for (uint32_t i = m->import_func_count; i < m->func_count; i++) {
+        locals += m->funcs[i].local_count;
         if (m->funcs[i].code != NULL)
             insns += m->funcs[i].code->wasm_insn_count;
+    }
     for (uint32_t i = 0; i < m->data_count; i++)
-        data += m->datas[i].size;
-    for (uint32_t i = 0; i < m->import_count; i++)
-        names += (uint64_t)m->imports[i].module_size + m->imports[i].name_size;
-    for (uint32_t i = 0; i < m->export_count; i++)
-        names += m->exports[i].name_size;
-    uint64_t sections = 0;
-    sections += m->type_count != 0;
-    sections += m->import_count != 0;
-    sections += m->func_count > m->import_func_count; /* function + code sections */
-    sections += m->func_count > m->import_func_count;
-    sections += m->table_count > m->import_table_count;
-    sections += m->memory_count > m->import_memory_count;
-    sections += m->global_count > m->import_global_count;
-    sections += m->export_count != 0;
-    sections += m->has_start;
-    sections += m->elem_count != 0;
-    sections += m->has_data_count;
-    sections += m->data_count != 0;
-    return sections * c->decode_per_section + items * c->decode_per_item +
-           insns * c->decode_per_insn + names * c->decode_per_name_char +
-           data * c->decode_per_data_byte + (uint64_t)m->custom_count * c->decode_per_custom;
+        bytes += m->datas[i].size;
+    SECTION(m->type_count != 0, "decode:type", types);
+    SECTION(m->import_count != 0, "decode:import", imports);
+    SECTION(defined != 0, "decode:function", item * defined);
+    SECTION(m->table_count > m->import_table_count, "decode:table",
+            item * (m->table_count - m->import_table_count));
+    SECTION(m->memory_count > m->import_memory_count, "decode:memory",
+            item * (m->memory_count - m->import_memory_count));
+    SECTION(m->global_count > m->import_global_count, "decode:global",
+            (item + c->decode_per_insn) * (m->global_count - m->import_global_count));
+    SECTION(m->export_count != 0, "decode:export", exports);
+    SECTION(m->has_start, "decode:start", 0);
+    SECTION(m->elem_count != 0, "decode:element", elems);
+    SECTION(m->has_data_count, "decode:datacount", 0);
+    SECTION(defined != 0, "decode:code", item * (defined + locals) + c->decode_per_insn * insns);
+    SECTION(m->data_count != 0, "decode:data",
+            item * m->data_count + c->decode_per_data_byte * bytes);
+#undef SECTION
+    return n;
+}
+
+/* Charges the decode phase's sections, reporting each. */
+static void charge_decode(wd_pvm *p)
+{
+    section_cost sections[16];
+    uint32_t n = decode_costs(p->module, p->cfg.costs, sections);
+    for (uint32_t i = 0; i < n; i++) {
+        phase(p, sections[i].name, true);
+        p->thread.ticks += sections[i].ticks;
+        phase(p, sections[i].name, false);
+    }
+    for (uint32_t i = 0; i < p->module->custom_count; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "decode:custom:%.80s", p->module->customs[i].name);
+        phase(p, name, true);
+        p->thread.ticks += p->cfg.costs->decode_per_custom;
+        phase(p, name, false);
+    }
 }
 
 static uint64_t init_ticks(const wd_module *m, const wd_costs *c)
@@ -339,7 +373,7 @@ static wd_status prepare(wd_pvm *p, wd_run_report *r, wd_store *s, wd_func **ent
     t->ticks += 1; /* the snapshot tick */
     wd_status st = load_kernel(p, err);
     if (st == WD_OK)
-        t->ticks += decode_ticks(p->module, p->cfg.costs);
+        charge_decode(p);
     phase(p, "decode", false);
     r->phase[WD_PHASE_DECODE] = t->ticks - t0;
     if (st != WD_OK)
@@ -538,9 +572,32 @@ wd_status wd_pvm_load_inbox(wd_pvm *p, const wd_inbox *inbox, wd_error *err)
     return WD_OK;
 }
 
+/* The reference debugger's profiling directives, `__wasm_debugger__::start_section(<data>)`
+ * and `end_section(<data>)`, become phases named `section:<data>` (write_debug costs no
+ * extra ticks, so they are free annotations). */
+static void directive(wd_pvm *p, const uint8_t *bytes, size_t size)
+{
+    static const char prefix[] = "__wasm_debugger__::";
+    size_t k = sizeof prefix - 1;
+    if (size < k || memcmp(bytes, prefix, k) != 0 || bytes[size - 1] != ')')
+        return;
+    bool begin;
+    if (size - k > 14 && memcmp(bytes + k, "start_section(", 14) == 0)
+        begin = true, k += 14;
+    else if (size - k > 12 && memcmp(bytes + k, "end_section(", 12) == 0)
+        begin = false, k += 12;
+    else
+        return;
+    char name[136];
+    snprintf(name, sizeof name, "section:%.*s", (int)WD_MIN(size - 1 - k, (size_t)120),
+             (const char *)bytes + k);
+    phase(p, name, begin);
+}
+
 static void debug_sink(void *ud, const uint8_t *bytes, size_t size)
 {
     wd_pvm *p = ud;
+    directive(p, bytes, size);
     if (p->cfg.debug != NULL)
         p->cfg.debug(p->cfg.debug_ud, bytes, size);
 }
