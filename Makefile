@@ -80,7 +80,11 @@ test: deps
 
 # The bundled example: a plain module (kernels/fib.wat, built with wat2wasm --debug-names).
 run: deps build/wasmdbg
-	build/wasmdbg invoke kernels/fib.wasm fib 25
+	build/wasmdbg run kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json
+
+# Rewrites the expected outputs of tests/golden after a deliberate change (review the diff).
+golden-update: build/wasmdbg
+	bash tests/golden/run.sh build/wasmdbg --update
 
 clean:
 	rm -rf build

@@ -51,10 +51,11 @@ static void on_debug(void *ud, const uint8_t *bytes, size_t size)
         }
         return;
     }
-    if (s->kernel_debug) {
+    if (s->kernel_debug && size != 0) {
         FILE *f = s->debug_to_stderr ? stderr : stdout;
         fwrite(bytes, 1, size, f);
         fflush(f);
+        s->debug_mid_line = !s->debug_to_stderr && bytes[size - 1] != '\n';
     }
 }
 
@@ -278,9 +279,10 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
         st = wd_pvm_new(&s->ctx, &s->cfg, s->kernel, s->kernel_size, &s->pvm, &err);
         if (st != WD_OK) {
             char msg[sizeof err.msg];
+            size_t offset = err.offset;
             snprintf(msg, sizeof msg, "%s", err.msg);
             wd_error_clear(&err);
-            wd_fail(&err, st, err.offset, "%s:0x%zx: %s: %s", s->kernel_path, err.offset,
+            wd_fail(&err, st, offset, "%s:0x%zx: %s: %s", s->kernel_path, offset,
                     wd_status_name(st), msg);
         }
     }

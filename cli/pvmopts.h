@@ -28,6 +28,7 @@ typedef struct wd_cli_pvm {
     const char *flamecharts_dir, *model_name;
     bool kernel_debug;
     bool debug_to_stderr; /* stdout carries a document (--json) */
+    bool debug_mid_line;  /* the kernel's debug output so far does not end with a newline */
     wd_costs costs;
     wd_pvm_config cfg;
     wd_pvm *pvm;

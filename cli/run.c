@@ -17,6 +17,7 @@ static const char run_help[] =
     "stuck state.\n"
     "\n" WD_PVM_OPTIONS_HELP
     "  --json                  print one JSON document instead of text\n"
+    "  --without-time          leave wall-clock times out (for reproducible output)\n"
     "  --fail-on-stuck         exit 1 when a run traps or the PVM gets stuck\n";
 
 static void print_hex(FILE *f, const uint8_t *b, size_t n)
@@ -50,8 +51,10 @@ static const char *outcome_name(wd_run_outcome o)
     return "?";
 }
 
-static void print_text(const wd_cli_pvm *s)
+static void print_text(const wd_cli_pvm *s, bool with_time)
 {
+    if (s->debug_mid_line)
+        printf("\n"); /* the kernel's debug output did not end its line */
     uint32_t nruns;
     const wd_run_report *runs = wd_pvm_runs(s->pvm, &nruns);
     uint64_t effective = 0;
@@ -64,14 +67,15 @@ static void print_text(const wd_cli_pvm *s)
         for (uint32_t i = first; i < r; i++) {
             const wd_run_report *x = &runs[i];
             effective += x->effective;
-            printf("  run %u: %llu ticks (decode %llu, link %llu, init %llu, kernel_run %llu), "
-                   "%.3f ms%s\n",
+            printf("  run %u: %llu ticks (decode %llu, link %llu, init %llu, kernel_run %llu)",
                    x->index, (unsigned long long)x->effective,
                    (unsigned long long)x->phase[WD_PHASE_DECODE],
                    (unsigned long long)x->phase[WD_PHASE_LINK],
                    (unsigned long long)x->phase[WD_PHASE_INIT],
-                   (unsigned long long)x->phase[WD_PHASE_EVAL], x->seconds * 1e3,
-                   x->reboot ? ", reboot" : "");
+                   (unsigned long long)x->phase[WD_PHASE_EVAL]);
+            if (with_time)
+                printf(", %.3f ms", x->seconds * 1e3);
+            printf("%s\n", x->reboot ? ", reboot" : "");
             if (x->outcome != WD_RUN_OK)
                 printf("    %s: %s\n", outcome_name(x->outcome), x->reason);
         }
@@ -94,7 +98,7 @@ static void print_text(const wd_cli_pvm *s)
                                                : "evaluating");
 }
 
-static int print_json(const wd_cli_pvm *s)
+static int print_json(const wd_cli_pvm *s, bool with_time)
 {
     json_t *doc = json_object(), *levels = json_array();
     uint32_t nruns;
@@ -109,10 +113,11 @@ static int print_json(const wd_cli_pvm *s)
             json_t *phases = json_pack("{sIsIsIsI}", "decode", (json_int_t)x->phase[0], "link",
                                        (json_int_t)x->phase[1], "init", (json_int_t)x->phase[2],
                                        "kernel_run", (json_int_t)x->phase[3]);
-            json_t *jr = json_pack("{sIsIsosssbsf}", "index", (json_int_t)x->index, "ticks",
+            json_t *jr = json_pack("{sIsIsosssb}", "index", (json_int_t)x->index, "ticks",
                                    (json_int_t)x->effective, "phases", phases, "outcome",
-                                   outcome_name(x->outcome), "reboot", x->reboot, "seconds",
-                                   x->seconds);
+                                   outcome_name(x->outcome), "reboot", x->reboot);
+            if (with_time)
+                json_object_set_new(jr, "seconds", json_real(x->seconds));
             if (x->outcome != WD_RUN_OK)
                 json_object_set_new(jr, "reason", json_string(x->reason));
             json_array_append_new(jruns, jr);
@@ -160,7 +165,7 @@ static bool had_failure(const wd_cli_pvm *s)
 int wd_cli_run(int argc, char **argv)
 {
     wd_cli_pvm s;
-    bool json = false, fail_on_stuck = false;
+    bool json = false, fail_on_stuck = false, with_time = true;
     int rest = 0;
     char **extra = calloc((size_t)argc + 1, sizeof *extra);
     if (extra == NULL)
@@ -170,6 +175,8 @@ int wd_cli_run(int argc, char **argv)
             json = true;
         else if (strcmp(argv[i], "--fail-on-stuck") == 0)
             fail_on_stuck = true;
+        else if (strcmp(argv[i], "--without-time") == 0)
+            with_time = false;
         else
             extra[rest++] = argv[i];
     }
@@ -185,7 +192,7 @@ int wd_cli_run(int argc, char **argv)
         wd_cli_pvm_finish(&s);
         return WD_EXIT_USAGE;
     }
-    code = json ? print_json(&s) : (print_text(&s), WD_EXIT_OK);
+    code = json ? print_json(&s, with_time) : (print_text(&s, with_time), WD_EXIT_OK);
     if (code == WD_EXIT_OK && fail_on_stuck && had_failure(&s))
         code = WD_EXIT_FAILED;
     wd_cli_pvm_finish(&s);

@@ -9,6 +9,8 @@
 #   4. debug build: unit tests
 #   5. clang build of everything, warnings as errors (one test)
 #   6. `wasmdbg invoke` smoke tests against exact expected stdout and exit status
+#   7. golden tests (tests/golden: wasmdbg command lines with their exact stdout, stderr
+#      and exit status; also run on the asan build in part 3)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -202,10 +204,11 @@ if build release BUILD=release build/release/unit_tests build/release/spec_runne
     determinism
 fi
 
-if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner; then
+if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan/wasmdbg; then
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
     run unit-asan build/asan/unit_tests
     run spec-asan bash tests/spec/run.sh build/asan/spec_runner
+    run golden-asan bash tests/golden/run.sh build/asan/wasmdbg
 fi
 
 if build debug BUILD=debug build/debug/unit_tests; then
@@ -217,6 +220,7 @@ build clang CC=clang O=build/clang build/clang/wasmdbg build/clang/unit_tests \
 
 if [ -x build/release/wasmdbg ]; then
     smoke_tests
+    run golden-release bash tests/golden/run.sh build/release/wasmdbg
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

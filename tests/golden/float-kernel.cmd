@@ -1,0 +1,1 @@
+run tests/golden/data/float.wat
