@@ -100,6 +100,48 @@ static wd_status read_text(wd_ctx *ctx, const char *path, uint8_t **out, size_t 
     return st;
 }
 
+static int hex_digit(uint8_t c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* A .hex kernel: the hex encoding of the binary (the reference debugger's third format);
+ * white space is allowed anywhere, anything else is an error naming its offset. */
+static wd_status read_hex(wd_ctx *ctx, const char *path, uint8_t **out, size_t *out_size,
+                          wd_error *err)
+{
+    uint8_t *text;
+    size_t n;
+    WD_TRY(read_binary(ctx, path, path, &text, &n, err));
+    size_t k = 0;
+    int high = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')
+            continue;
+        int d = hex_digit(text[i]);
+        if (d < 0) {
+            wd_free(ctx, text);
+            return wd_fail(err, WD_ERR_IO, i, "%s:0x%zx: expected a hexadecimal digit", path, i);
+        }
+        if (high < 0) {
+            high = d;
+        } else {
+            text[k++] = (uint8_t)(high << 4 | d); /* k <= i / 2: writes behind the reader */
+            high = -1;
+        }
+    }
+    if (high >= 0) {
+        wd_free(ctx, text);
+        return wd_fail(err, WD_ERR_IO, n, "%s: odd number of hexadecimal digits", path);
+    }
+    *out = text;
+    *out_size = k;
+    return WD_OK;
+}
+
 wd_status wd_cli_read_module(wd_ctx *ctx, const char *path, uint8_t **out, size_t *size,
                              wd_error *err)
 {
@@ -110,5 +152,7 @@ wd_status wd_cli_read_module(wd_ctx *ctx, const char *path, uint8_t **out, size_
             return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", path, strerror(errno));
         return read_text(ctx, path, out, size, err);
     }
+    if (has_suffix(path, ".hex"))
+        return read_hex(ctx, path, out, size, err);
     return read_binary(ctx, path, path, out, size, err);
 }

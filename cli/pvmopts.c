@@ -106,14 +106,15 @@ static wd_status installer_set(wd_cli_pvm *s, const char *value, const char *to,
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     if (!hex_decode(value, n, bytes)) {
         free(bytes);
-        return wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: `value` is not hexadecimal", path, line);
+        return wd_fail(err, WD_ERR_USAGE, 0, "%s%s%.0d: `value` is not hexadecimal", path,
+                       line ? ":" : "", line);
     }
     size_t tn = strlen(to);
     if (wd_durable_check_key(to, tn, false) != 0 ||
         (tn >= 9 && strncmp(to, "/readonly", 9) == 0 && (tn == 9 || to[9] == '/'))) {
         free(bytes);
-        return wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: `to` is not a writable durable key: %s",
-                       path, line, to);
+        return wd_fail(err, WD_ERR_USAGE, 0, "%s%s%.0d: `to` is not a writable durable key: %s",
+                       path, line ? ":" : "", line, to);
     }
     int rc = wd_durable_set(wd_pvm_durable(s->pvm), to, tn, bytes, n / 2);
     free(bytes);

@@ -221,6 +221,13 @@ build clang CC=clang O=build/clang build/clang/wasmdbg build/clang/unit_tests \
 if [ -x build/release/wasmdbg ]; then
     smoke_tests
     run golden-release bash tests/golden/run.sh build/release/wasmdbg
+    note "timings file"
+    build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
+        --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \
+        --timings-file "$logs/timings.jsonl" >/dev/null 2>&1
+    grep -Eq '^\{"elapsed":\{"secs":[0-9.]+,"nanos":[0-9.e+]+\},"message":"hellohello"\}$' \
+        "$logs/timings.jsonl" && ok=yes || ok=no
+    one_test $ok "--timings-file did not write the debug line as JSON"
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"
