@@ -12,6 +12,8 @@
 
 #define MAX_REBOOTS 1000u
 
+enum { WD_STAGE_NONE, WD_STAGE_RUNNING, WD_STAGE_FINISHED };
+
 typedef struct level_outbox {
     wd_msg *msgs;
     uint32_t count;
@@ -36,6 +38,17 @@ struct wd_pvm {
     uint32_t outbox_cap;
 
     WD_VEC(wd_run_report) runs;
+
+    /* The kernel run in progress (state EVAL). */
+    int stage;            /* WD_STAGE_* */
+    wd_run_report cur;    /* its report so far */
+    double cur_started;   /* wall clock at its start */
+    wd_store *store;      /* its instance's store */
+    wd_func *entry;       /* kernel_run, NULL when a phase before eval failed */
+    uint64_t eval_start;  /* tick at which eval started */
+    bool fresh;           /* kernel_run not invoked yet */
+    wd_error last_error;  /* how the last eval ended */
+    bool finished_unseen; /* FINISHED was not yet a stop of wd_pvm_advance */
 
     /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
      * deterministic, so the figures are those of decoding it again). */
@@ -449,16 +462,52 @@ static void end_of_run(wd_pvm *p, wd_run_report *r, uint64_t start)
     write_reboot_counter(p);
 }
 
-wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err)
+/* ---- a kernel run in stages -------------------------------------------------------------
+ * SNAPSHOT --run_begin--> EVAL/RUNNING (kernel_run suspended: ticks or a pause)
+ *          --run_continue--> EVAL/FINISHED (kernel_run returned or failed; its instance is
+ *          still there to inspect) --run_end--> SNAPSHOT (reboot) or COLLECT (yield). */
+
+/* Records how the eval (or the phases before it) ended. */
+static void eval_done(wd_pvm *p, wd_status st, const wd_error *e)
 {
-    if (p->state != WD_PVM_SNAPSHOT)
-        return wd_fail(err, WD_ERR_USAGE, 0, "no kernel run is due (the PVM %s)",
-                       p->state == WD_PVM_STUCK ? "is stuck" : "waits for input");
+    wd_run_report *r = &p->cur;
+    char why[224];
+    describe(p, e, why, sizeof why);
+    p->stage = WD_STAGE_FINISHED;
+    p->finished_unseen = true;
+    p->last_error = *e;
+    if (p->state == WD_PVM_STUCK) {
+        r->outcome = WD_RUN_STUCK;
+        snprintf(r->reason, sizeof r->reason, "%s", p->stuck);
+    } else if (p->entry == NULL) {
+        kernel_failed(p, r, why); /* decode, link or init failed */
+    } else if (st == WD_OK) {
+        flag(p, KEY("/readonly/kernel/env/stuck"), false);
+        flag(p, KEY("/readonly/kernel/env/upgrade_error"), false);
+    } else if (st == WD_TRAP && e->trap != WD_TRAP_NONE && e->trap != WD_TRAP_HOST) {
+        r->outcome = WD_RUN_TRAPPED;
+        snprintf(r->reason, sizeof r->reason, "%s", why);
+        flag(p, KEY("/readonly/kernel/env/stuck"), true);
+    } else if (st == WD_OUT_OF_TICKS) {
+        r->outcome = WD_RUN_STUCK;
+        set_stuck(p, "Too_many_ticks%s", "");
+        snprintf(r->reason, sizeof r->reason,
+                 "too many ticks: the run did not finish within %llu ticks",
+                 (unsigned long long)p->cfg.period);
+    } else {
+        r->outcome = WD_RUN_STUCK;
+        set_stuck(p, "Eval_error (%s)", why);
+        snprintf(r->reason, sizeof r->reason, "%s", p->stuck);
+    }
+}
+
+/* SNAPSHOT: decode, link, init; then kernel_run is started (suspended at once). */
+static wd_status run_begin(wd_pvm *p, wd_error *err)
+{
     wd_thread *t = &p->thread;
-    wd_run_report r = {.level = p->levels - 1, .index = p->run_index++, .start = t->ticks,
-                       .outcome = WD_RUN_OK};
-    double t_start = now_seconds();
-    uint64_t start = t->ticks;
+    p->cur = (wd_run_report){.level = p->levels - 1, .index = p->run_index++,
+                             .start = t->ticks, .outcome = WD_RUN_OK};
+    p->cur_started = now_seconds();
     /* Every run is a reboot: the flag (set by the kernel, or by the PVM when it yielded)
      * is consumed and the counter decremented; the first run of a level uses the one
      * "used to read the inbox" (pvm.md section 5). */
@@ -466,62 +515,207 @@ wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err)
     if (p->reboots_left > 0)
         p->reboots_left--;
     write_reboot_counter(p);
-    t->tick_limit = start + p->cfg.period - 1; /* the last tick ends the run */
-    wd_store *s = wd_store_new(p->ctx);
-    if (s == NULL)
+    t->tick_limit = p->cur.start + p->cfg.period - 1; /* the last tick ends the run */
+    p->store = wd_store_new(p->ctx);
+    if (p->store == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    p->state = WD_PVM_EVAL;
+    p->entry = NULL;
     wd_error e;
     wd_error_clear(&e);
-    wd_func *entry = NULL;
-    wd_status st = prepare(p, &r, s, &entry, &e);
-    if (st == WD_OK) {
-        uint64_t t0 = t->ticks;
-        st = invoke(p, entry, &e);
-        r.phase[WD_PHASE_EVAL] = t->ticks - t0;
-    }
-    char why[224];
-    describe(p, &e, why, sizeof why);
+    wd_status st = prepare(p, &p->cur, p->store, &p->entry, &e);
     if (st == WD_ERR_NOMEM) {
-        wd_store_free(s);
         *err = e;
         return st;
     }
-    if (p->state == WD_PVM_STUCK) {
-        r.outcome = WD_RUN_STUCK;
-        snprintf(r.reason, sizeof r.reason, "%s", p->stuck);
-    } else if (entry == NULL) {
-        kernel_failed(p, &r, why); /* decode, link or init failed */
-    } else if (st == WD_OK) {
-        flag(p, KEY("/readonly/kernel/env/stuck"), false);
-        flag(p, KEY("/readonly/kernel/env/upgrade_error"), false);
-    } else if (st == WD_TRAP && e.trap != WD_TRAP_NONE && e.trap != WD_TRAP_HOST) {
-        r.outcome = WD_RUN_TRAPPED;
-        snprintf(r.reason, sizeof r.reason, "%s", why);
-        flag(p, KEY("/readonly/kernel/env/stuck"), true);
-    } else if (st == WD_OUT_OF_TICKS) {
-        r.outcome = WD_RUN_STUCK;
-        set_stuck(p, "Too_many_ticks%s", "");
-        snprintf(r.reason, sizeof r.reason, "too many ticks: the run did not finish within %llu "
-                 "ticks", (unsigned long long)p->cfg.period);
-    } else {
-        r.outcome = WD_RUN_STUCK;
-        set_stuck(p, "Eval_error (%s)", why);
-        snprintf(r.reason, sizeof r.reason, "%s", p->stuck);
+    if (st != WD_OK) {
+        eval_done(p, st, &e);
+        return WD_OK;
     }
-    r.effective = t->ticks - start;
-    end_of_run(p, &r, start);
-    wd_store_free(s);
-    r.seconds = now_seconds() - t_start;
-    if (!WD_VEC_PUSH(p->ctx, &p->runs, r))
+    p->stage = WD_STAGE_RUNNING;
+    p->eval_start = t->ticks;
+    p->fresh = true; /* wd_eval_invoke at the first continue */
+    return WD_OK;
+}
+
+/* EVAL/RUNNING: runs kernel_run on until `limit` (at most the run's own limit) or a pause. */
+static wd_status run_continue(wd_pvm *p, uint64_t limit, wd_status *eval_st, wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    uint64_t run_limit = p->cur.start + p->cfg.period - 1;
+    t->tick_limit = WD_MIN(limit, run_limit);
+    wd_error e;
+    wd_error_clear(&e);
+    wd_status st = p->fresh ? wd_eval_invoke(t, p->entry, NULL, &e) : wd_eval_resume(t, &e);
+    p->fresh = false;
+    p->cur.phase[WD_PHASE_EVAL] = t->ticks - p->eval_start;
+    *eval_st = st;
+    if (st == WD_ERR_NOMEM) {
+        *err = e;
+        return st;
+    }
+    if (st == WD_PAUSED || (st == WD_OUT_OF_TICKS && t->ticks < run_limit))
+        return WD_OK; /* suspended: a pause, or the caller's own tick budget */
+    eval_done(p, st, &e);
+    return WD_OK;
+}
+
+/* EVAL/FINISHED: padding, the reboot or yield decision; the report is kept. */
+static wd_status run_end(wd_pvm *p, wd_error *err)
+{
+    wd_run_report *r = &p->cur;
+    r->effective = p->thread.ticks - r->start;
+    if (p->state != WD_PVM_STUCK)
+        p->state = WD_PVM_SNAPSHOT; /* end_of_run moves on from here */
+    end_of_run(p, r, r->start);
+    wd_store_free(p->store);
+    p->store = NULL;
+    p->entry = NULL;
+    p->stage = WD_STAGE_NONE;
+    r->seconds = now_seconds() - p->cur_started;
+    if (!WD_VEC_PUSH(p->ctx, &p->runs, *r))
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    return WD_OK;
+}
+
+wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *stop,
+                         wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    uint64_t budget_end = goal == WD_GOAL_TICKS ? t->ticks + n : UINT64_MAX;
+    bool single = goal == WD_GOAL_INSTRS;
+    uint64_t steps = 0;
+    for (;;) {
+        if (p->state == WD_PVM_STUCK && p->stage == WD_STAGE_NONE) {
+            *stop = WD_STOP_STUCK;
+            return WD_OK;
+        }
+        if (p->state == WD_PVM_COLLECT) {
+            *stop = WD_STOP_INPUT;
+            return WD_OK;
+        }
+        if (p->state == WD_PVM_SNAPSHOT) {
+            if (goal == WD_GOAL_KERNEL_RUN && steps++ > 0) {
+                *stop = WD_STOP_GOAL;
+                return WD_OK;
+            }
+            WD_TRY(run_begin(p, err));
+            continue;
+        }
+        /* EVAL (or STUCK with the run that got it stuck not ended yet) */
+        if (p->stage == WD_STAGE_RUNNING) {
+            if (t->ticks >= budget_end) {
+                *stop = WD_STOP_GOAL;
+                return WD_OK;
+            }
+            t->single_step = single;
+            wd_status st;
+            uint64_t before = t->ticks;
+            wd_status rc = run_continue(p, budget_end, &st, err);
+            if (rc == WD_OK && st == WD_OUT_OF_TICKS && t->ticks == before &&
+                p->stage == WD_STAGE_RUNNING) {
+                /* the next instruction costs more than the ticks asked for: an instruction
+                 * is the smallest step, so run exactly one */
+                t->single_step = true;
+                rc = run_continue(p, UINT64_MAX, &st, err);
+            }
+            t->single_step = false;
+            WD_TRY(rc);
+            if (p->stage == WD_STAGE_RUNNING) {
+                if (st == WD_PAUSED && single && ++steps < n)
+                    continue;
+                *stop = st == WD_PAUSED && !single ? WD_STOP_PAUSED : WD_STOP_GOAL;
+                return WD_OK;
+            }
+        }
+        /* FINISHED: stop there once for the goals that end with kernel_run */
+        bool first_stop = p->finished_unseen;
+        p->finished_unseen = false;
+        if (first_stop &&
+            (goal == WD_GOAL_RESULT || goal == WD_GOAL_TICKS || goal == WD_GOAL_INSTRS)) {
+            *stop = WD_STOP_GOAL; /* kernel_run ended: its instance is still there */
+            return WD_OK;
+        }
+        WD_TRY(run_end(p, err));
+        if (goal == WD_GOAL_KERNEL_RUN && p->state == WD_PVM_SNAPSHOT) {
+            *stop = WD_STOP_GOAL;
+            return WD_OK;
+        }
+    }
+}
+
+wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err)
+{
+    if (p->state != WD_PVM_SNAPSHOT && p->state != WD_PVM_EVAL)
+        return wd_fail(err, WD_ERR_USAGE, 0, "no kernel run is due (the PVM %s)",
+                       p->state == WD_PVM_STUCK ? "is stuck" : "waits for input");
+    wd_pvm_stop stop;
+    do {
+        WD_TRY(wd_pvm_advance(p, WD_GOAL_KERNEL_RUN, 0, &stop, err));
+    } while (stop == WD_STOP_PAUSED && p->state == WD_PVM_EVAL);
     return WD_OK;
 }
 
 wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err)
 {
-    while (p->state == WD_PVM_SNAPSHOT)
-        WD_TRY(wd_pvm_kernel_run(p, err));
+    wd_pvm_stop stop = WD_STOP_GOAL;
+    while (p->state == WD_PVM_SNAPSHOT || p->state == WD_PVM_EVAL) {
+        WD_TRY(wd_pvm_advance(p, WD_GOAL_INPUT, 0, &stop, err));
+        if (stop == WD_STOP_PAUSED)
+            continue; /* nobody asked for a pause here: go on */
+    }
     return WD_OK;
+}
+
+wd_memory *wd_pvm_memory(wd_pvm *p)
+{
+    if (p->state != WD_PVM_EVAL || p->entry == NULL)
+        return NULL;
+    return p->entry->inst->memory;
+}
+
+wd_thread *wd_pvm_thread(wd_pvm *p)
+{
+    return &p->thread;
+}
+
+void wd_pvm_set_hooks(wd_pvm *p, const wd_hooks *hooks)
+{
+    p->cfg.hooks = hooks;
+    p->thread.hooks = hooks;
+}
+
+const char *wd_pvm_internal_status(const wd_pvm *p, char *buf, size_t size)
+{
+    switch (p->state) {
+    case WD_PVM_COLLECT:
+        return "Collect";
+    case WD_PVM_SNAPSHOT:
+        return "Snapshot";
+    case WD_PVM_STUCK:
+        snprintf(buf, size, "Stuck (%s)", p->stuck);
+        return buf;
+    case WD_PVM_EVAL:
+        break;
+    }
+    if (p->stage == WD_STAGE_RUNNING)
+        return "Eval";
+    if (p->cur.outcome == WD_RUN_OK)
+        return "Evaluation succeeded";
+    snprintf(buf, size, "Evaluation failed (%s)", p->cur.reason);
+    return buf;
+}
+
+const wd_run_report *wd_pvm_current_run(const wd_pvm *p)
+{
+    return p->state == WD_PVM_EVAL ? &p->cur : NULL;
+}
+
+const wd_msg *wd_pvm_inbox(const wd_pvm *p, uint32_t *count, uint32_t *next)
+{
+    *count = p->env.input_count;
+    *next = p->env.input_next;
+    return p->env.inputs;
 }
 
 static void free_inbox(wd_pvm *p)
@@ -674,6 +868,9 @@ void wd_pvm_free(wd_pvm *p)
     wd_free(p->ctx, p->outboxes);
     free_inbox(p);
     WD_VEC_FREE(p->ctx, &p->runs);
+    if (p->thread.state == WD_THREAD_PAUSED)
+        wd_eval_abort(&p->thread);
+    wd_store_free(p->store);
     wd_module_free(p->module);
     wd_free(p->ctx, p->kernel);
     wd_thread_fini(&p->thread);

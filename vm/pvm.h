@@ -27,8 +27,26 @@ typedef struct wd_pvm_config {
 typedef enum wd_pvm_state {
     WD_PVM_COLLECT,  /* waiting for the next inbox */
     WD_PVM_SNAPSHOT, /* at a period boundary, a kernel run is due */
+    WD_PVM_EVAL,     /* a kernel run is in progress (suspended), or its kernel_run ended and
+                        its instance can still be inspected */
     WD_PVM_STUCK,    /* permanently stuck; only the tick counter advances */
 } wd_pvm_state;
+
+/* What wd_pvm_advance runs to. */
+typedef enum wd_pvm_goal {
+    WD_GOAL_TICKS,      /* n more ticks (stops too when a kernel_run ends) */
+    WD_GOAL_INSTRS,     /* n more instructions of kernel_run, one at a time */
+    WD_GOAL_RESULT,     /* the end of the current (or next) kernel_run, instance kept */
+    WD_GOAL_KERNEL_RUN, /* the next period boundary (after padding) */
+    WD_GOAL_INPUT,      /* until the PVM waits for input (all reboots) */
+} wd_pvm_goal;
+
+typedef enum wd_pvm_stop {
+    WD_STOP_GOAL,   /* the goal was reached */
+    WD_STOP_PAUSED, /* a pause was requested (thread->pending, a breakpoint): clear it to go on */
+    WD_STOP_INPUT,  /* the PVM waits for input */
+    WD_STOP_STUCK,  /* the PVM is stuck */
+} wd_pvm_stop;
 
 typedef enum wd_run_outcome {
     WD_RUN_OK,      /* kernel_run returned */
@@ -70,6 +88,25 @@ WD_NODISCARD wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err);
 
 /* Kernel runs until the PVM waits for input or is stuck. */
 WD_NODISCARD wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err);
+
+/* Runs until `goal` (n: ticks or instructions), a pause, input needed or stuck; *stop
+ * says which. Decode, link and init are one step each; eval stops exactly where asked. */
+WD_NODISCARD wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n,
+                                      wd_pvm_stop *stop, wd_error *err);
+
+/* While a kernel_run is in progress or just ended (state EVAL): its memory, else NULL. */
+wd_memory *wd_pvm_memory(wd_pvm *p);
+/* The thread (frames of a suspended kernel_run, pending flag, ticks). */
+wd_thread *wd_pvm_thread(wd_pvm *p);
+/* Replaces the hooks (profiler, debugger). */
+void wd_pvm_set_hooks(wd_pvm *p, const wd_hooks *hooks);
+/* The reference's Internal_status: Collect, Snapshot, Eval, Evaluation succeeded,
+ * Evaluation failed (<reason>), Stuck (<reason>). `buf` holds it when it is built. */
+const char *wd_pvm_internal_status(const wd_pvm *p, char *buf, size_t size);
+/* The report so far of the kernel run in progress (state EVAL), else NULL. */
+const wd_run_report *wd_pvm_current_run(const wd_pvm *p);
+/* The current level's input buffer: all its messages, and how many were read. */
+const wd_msg *wd_pvm_inbox(const wd_pvm *p, uint32_t *count, uint32_t *next);
 
 wd_pvm_state wd_pvm_get_state(const wd_pvm *p);
 const char *wd_pvm_stuck_reason(const wd_pvm *p);
