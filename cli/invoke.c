@@ -401,7 +401,7 @@ static int load(session *s, wd_error *err)
         fprintf(stderr, "wasmdbg: %s\n", err->msg);
         return WD_EXIT_USAGE;
     }
-    wd_decode_opts dopts = {&s->costs, false};
+    wd_decode_opts dopts = {.costs = &s->costs, .pvm = false};
     st = wd_decode_module(&s->ctx, bytes, size, &dopts, &s->module, err);
     wd_free(&s->ctx, bytes);
     return st == WD_OK ? -1 : input_error(s, st, err);

@@ -66,6 +66,15 @@
  *   CONST64   a=dst bc=value (i64 and f64 bit patterns)
  *   DATA      operands of the previous instruction; never executed
  *   BREAK     a breakpoint patched in by eval (the original kept aside)
+ *   fused instructions (the *_I and BR_I32_* entries at the end of ops.def): see there.
+ *
+ * Peephole fusion. Within a basic block the translator reads an operand straight from the
+ * local a `local.get` copied it from (when that copy is the operand's defining
+ * instruction, right before its consumer), folds an i32 (or small i64) constant right
+ * operand into an immediate, writes a non-trapping result straight into the local of a
+ * following `local.set`, and fuses a comparison with the conditional branch that consumes
+ * it. A fused instruction costs the sum of what it replaces; executed alone it is one
+ * step.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
  * (link/runtime.h wd_func *); an externref is its host value + 1.
@@ -137,6 +146,13 @@ extern const wd_opinfo wd_op_info[WD_OP_COUNT];
 /* The opcode of instruction `code` (prefix 0, or 0xFC with its sub-opcode); WD_OP_COUNT
  * when there is none (an illegal opcode). */
 uint32_t wd_op_decode(uint32_t prefix, uint32_t code);
+
+/* A conditional branch (a = target; falls through otherwise). */
+static inline bool wd_op_is_cond_branch(uint32_t op)
+{
+    return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z ||
+           (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I32_GE_U_I);
+}
 
 /* True when the instruction involves f32/f64 (rejected in PVM mode). */
 static inline bool wd_op_is_float(uint32_t op)

@@ -9,6 +9,8 @@
 typedef struct wd_decode_opts {
     const wd_costs *costs; /* required: the tick model summed into block charges */
     bool pvm;              /* PVM mode: reject f32/f64 types and instructions */
+    bool no_fuse;          /* keep one internal instruction per WebAssembly instruction
+                              (no peephole fusion; code.h): finer single steps, same ticks */
 } wd_decode_opts;
 
 /* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs) and

@@ -86,6 +86,10 @@ typedef struct xlate {
     uint32_t wasm_insn_count;
 } xlate;
 
+static wd_insn *tail(xlate *x, uint32_t k);
+static bool pure_producer(uint32_t op);
+static bool charge_to_last(xlate *x);
+
 /* ---- errors -------------------------------------------------------------------------- */
 
 static const char *type_name(uint8_t t)
@@ -360,8 +364,13 @@ static wd_status flush(xlate *x)
         x->pending += x->cur;
         x->cur = 0;
     }
-    if (x->live && x->pending != 0)
-        WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+    if (x->live && x->pending != 0) {
+        /* elided instructions at a block's end: a non-trapping last instruction pays for
+         * them, else a NOP_COST does */
+        wd_insn *l1 = tail(x, 1);
+        if (l1 == NULL || !pure_producer(l1->op) || !charge_to_last(x))
+            WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+    }
     close_block(x);
     return WD_OK;
 }
@@ -386,10 +395,15 @@ static void link_branch(xlate *x, frame *f, uint32_t idx)
     }
 }
 
+static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t cond, uint32_t *idx);
+
 static wd_status emit_branch(xlate *x, uint32_t op, uint32_t cond, frame *f)
 {
     uint32_t idx = 0;
-    WD_TRY(emit(x, op, NONE, cond, 0, &idx));
+    if (op == WD_OP_BR_IF_NZ)
+        WD_TRY(emit_cond_branch(x, true, cond, &idx));
+    else
+        WD_TRY(emit(x, op, NONE, cond, 0, &idx));
     link_branch(x, f, idx);
     close_block(x);
     return WD_OK;
@@ -402,6 +416,205 @@ static wd_status emit_moves(xlate *x, uint32_t dst, uint32_t src, uint32_t n)
     if (n == 1)
         return emit(x, WD_OP_MOV, dst, src, 0, NULL);
     return emit(x, WD_OP_MOVE_N, dst, src, n, NULL);
+}
+
+/* ---- peephole fusion (code.h, "Peephole fusion") --------------------------------------
+ * Only the open basic block's last instructions are looked at, right before their consumer
+ * is emitted, so nothing can come between a fused producer and its consumer. */
+
+/* The open block's k-th instruction from its end (1: the last), or NULL. */
+static wd_insn *tail(xlate *x, uint32_t k)
+{
+    if (x->opts->no_fuse || !x->live || !x->open || x->insn_count < k ||
+        x->insn_count - k <= x->meter)
+        return NULL;
+    return &x->insns[x->insn_count - k];
+}
+
+/* Removes the open block's last instruction; its cost goes to the next one emitted. */
+static void drop_last(xlate *x)
+{
+    uint32_t i = --x->insn_count;
+    x->insns[x->meter].a -= x->icosts[i];
+    x->pending += x->icosts[i];
+    if (x->pending_off == NONE)
+        x->pending_off = x->offs[i];
+}
+
+/* A `local.get`'s copy into operand slot `dst`. */
+static bool local_copy(const xlate *x, const wd_insn *in, uint32_t dst)
+{
+    return in != NULL && in->op == WD_OP_MOV && in->a == dst && in->b < x->local_slots;
+}
+
+/* The immediate form of a binary operation, or 0. */
+static uint32_t imm_form(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I32_ADD: return WD_OP_I32_ADD_I;
+    case WD_OP_I32_SUB: return WD_OP_I32_SUB_I;
+    case WD_OP_I32_MUL: return WD_OP_I32_MUL_I;
+    case WD_OP_I32_AND: return WD_OP_I32_AND_I;
+    case WD_OP_I32_OR: return WD_OP_I32_OR_I;
+    case WD_OP_I32_XOR: return WD_OP_I32_XOR_I;
+    case WD_OP_I32_SHL: return WD_OP_I32_SHL_I;
+    case WD_OP_I32_SHR_S: return WD_OP_I32_SHR_S_I;
+    case WD_OP_I32_SHR_U: return WD_OP_I32_SHR_U_I;
+    case WD_OP_I32_EQ: return WD_OP_I32_EQ_I;
+    case WD_OP_I32_NE: return WD_OP_I32_NE_I;
+    case WD_OP_I32_LT_S: return WD_OP_I32_LT_S_I;
+    case WD_OP_I32_LT_U: return WD_OP_I32_LT_U_I;
+    case WD_OP_I32_GT_S: return WD_OP_I32_GT_S_I;
+    case WD_OP_I32_GT_U: return WD_OP_I32_GT_U_I;
+    case WD_OP_I32_LE_S: return WD_OP_I32_LE_S_I;
+    case WD_OP_I32_LE_U: return WD_OP_I32_LE_U_I;
+    case WD_OP_I32_GE_S: return WD_OP_I32_GE_S_I;
+    case WD_OP_I32_GE_U: return WD_OP_I32_GE_U_I;
+    case WD_OP_I64_ADD: return WD_OP_I64_ADD_I;
+    case WD_OP_I64_SUB: return WD_OP_I64_SUB_I;
+    case WD_OP_I64_MUL: return WD_OP_I64_MUL_I;
+    case WD_OP_I64_AND: return WD_OP_I64_AND_I;
+    case WD_OP_I64_OR: return WD_OP_I64_OR_I;
+    case WD_OP_I64_XOR: return WD_OP_I64_XOR_I;
+    case WD_OP_I64_SHL: return WD_OP_I64_SHL_I;
+    case WD_OP_I64_SHR_S: return WD_OP_I64_SHR_S_I;
+    case WD_OP_I64_SHR_U: return WD_OP_I64_SHR_U_I;
+    default: return 0;
+    }
+}
+
+/* The constant `in` defines as an immediate of an operation on `type`, if it fits. */
+static bool const_imm(const wd_insn *in, uint8_t type, uint32_t *imm)
+{
+    if (in->op == WD_OP_CONST32 && type == WD_I32) {
+        *imm = in->b;
+        return true;
+    }
+    if (in->op == WD_OP_CONST64 && type == WD_I64 &&
+        (int64_t)(int32_t)(uint32_t)in->bc == (int64_t)in->bc) {
+        *imm = (uint32_t)in->bc;
+        return true;
+    }
+    return false;
+}
+
+/* Emits binary operation `op` on slots s, s+1 into s, fusing the operands' definitions. */
+static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t s)
+{
+    uint32_t lhs = s, rhs = s + 1, imm = 0, iop = imm_form(op);
+    wd_insn *l1 = tail(x, 1);
+    bool rdef = false, is_imm = false;
+    if (l1 != NULL && l1->a == s + 1) {
+        if (iop != 0 && const_imm(l1, type, &imm))
+            rdef = is_imm = true;
+        else if (local_copy(x, l1, s + 1))
+            rdef = true, rhs = l1->b;
+    }
+    wd_insn *ldef = rdef ? tail(x, 2) : l1;
+    bool lfold = local_copy(x, ldef, s);
+    uint32_t from = lfold ? ldef->b : s;
+    if (rdef)
+        drop_last(x);
+    if (lfold)
+        drop_last(x), lhs = from;
+    return emit(x, is_imm ? iop : op, s, lhs, is_imm ? imm : rhs, NULL);
+}
+
+/* Operations whose result may be written straight into a local (they cannot trap, so
+ * charging the `local.set` with them is exact). */
+static bool pure_producer(uint32_t op)
+{
+    if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
+        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_SHR_U_I))
+        return true;
+    const wd_opinfo *i = &wd_op_info[op];
+    if (i->kind != WD_KIND_UN && i->kind != WD_KIND_BIN)
+        return false;
+    switch (op) {
+    case WD_OP_I32_DIV_S: case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
+    case WD_OP_I64_DIV_S: case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
+    case WD_OP_I32_TRUNC_F32_S: case WD_OP_I32_TRUNC_F32_U: case WD_OP_I32_TRUNC_F64_S:
+    case WD_OP_I32_TRUNC_F64_U: case WD_OP_I64_TRUNC_F32_S: case WD_OP_I64_TRUNC_F32_U:
+    case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
+        return false;
+    default:
+        return true;
+    }
+}
+
+/* Charges the pending and current costs to the open block's last instruction (which must
+ * not trap: it then stands for what follows it too). False if the sums would overflow. */
+static bool charge_to_last(xlate *x)
+{
+    uint64_t cost = x->pending + x->cur;
+    uint32_t i = x->insn_count - 1;
+    if ((uint64_t)x->insns[x->meter].a + cost > UINT32_MAX || x->icosts[i] + cost > UINT32_MAX)
+        return false;
+    x->icosts[i] += (uint32_t)cost;
+    x->insns[x->meter].a += (uint32_t)cost;
+    x->pending = x->cur = 0;
+    x->pending_off = NONE;
+    return true;
+}
+
+/* `local.set idx` of operand slot `src`: retargets the instruction that produced it. */
+static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src)
+{
+    wd_insn *l1 = tail(x, 1);
+    if (l1 == NULL || l1->a != src || !pure_producer(l1->op) || !charge_to_last(x))
+        return false;
+    l1->a = idx;
+    return true;
+}
+
+/* The comparison-and-branch for comparison `op` (negated: jump when it is false). */
+static uint32_t branch_form(uint32_t op, bool negate)
+{
+    static const uint32_t cmp[][3] = {
+        /* comparison, its negation, the branch on it */
+        {WD_OP_I32_EQ, WD_OP_I32_NE, WD_OP_BR_I32_EQ},
+        {WD_OP_I32_NE, WD_OP_I32_EQ, WD_OP_BR_I32_NE},
+        {WD_OP_I32_LT_S, WD_OP_I32_GE_S, WD_OP_BR_I32_LT_S},
+        {WD_OP_I32_LT_U, WD_OP_I32_GE_U, WD_OP_BR_I32_LT_U},
+        {WD_OP_I32_GT_S, WD_OP_I32_LE_S, WD_OP_BR_I32_GT_S},
+        {WD_OP_I32_GT_U, WD_OP_I32_LE_U, WD_OP_BR_I32_GT_U},
+        {WD_OP_I32_LE_S, WD_OP_I32_GT_S, WD_OP_BR_I32_LE_S},
+        {WD_OP_I32_LE_U, WD_OP_I32_GT_U, WD_OP_BR_I32_LE_U},
+        {WD_OP_I32_GE_S, WD_OP_I32_LT_S, WD_OP_BR_I32_GE_S},
+        {WD_OP_I32_GE_U, WD_OP_I32_LT_U, WD_OP_BR_I32_GE_U},
+    };
+    bool imm = op >= WD_OP_I32_EQ_I && op <= WD_OP_I32_GE_U_I;
+    if (imm)
+        op = op - WD_OP_I32_EQ_I + WD_OP_I32_EQ; /* the _I forms follow the same order */
+    for (size_t k = 0; k < sizeof cmp / sizeof cmp[0]; k++) {
+        if (cmp[k][0] != op)
+            continue;
+        uint32_t target = negate ? cmp[k][1] : op;
+        for (size_t j = 0; j < sizeof cmp / sizeof cmp[0]; j++)
+            if (cmp[j][0] == target)
+                return imm ? cmp[j][2] - WD_OP_BR_I32_EQ + WD_OP_BR_I32_EQ_I : cmp[j][2];
+    }
+    return 0;
+}
+
+/* Emits a branch on operand slot `cond` (when_true: jump if non-zero), fused with the
+ * comparison or i32.eqz that computed it. */
+static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t cond, uint32_t *idx)
+{
+    wd_insn *l1 = tail(x, 1);
+    if (l1 != NULL && l1->a == cond) {
+        uint32_t b = l1->b, c = l1->c, op = l1->op;
+        if (op == WD_OP_I32_EQZ) {
+            drop_last(x);
+            return emit(x, when_true ? WD_OP_BR_IF_Z : WD_OP_BR_IF_NZ, NONE, b, 0, idx);
+        }
+        uint32_t br = branch_form(op, !when_true);
+        if (br != 0) {
+            drop_last(x);
+            return emit(x, br, NONE, b, c, idx);
+        }
+    }
+    return emit(x, when_true ? WD_OP_BR_IF_NZ : WD_OP_BR_IF_Z, NONE, cond, 0, idx);
 }
 
 /* After an unconditional branch, return or trap: the spec's unreachable(). */
@@ -460,7 +673,7 @@ static wd_status do_block(xlate *x, const wd_body_imm *im)
         WD_TRY(flush(x)); /* `loop` runs once: its cost stays outside the loop */
         f.label = x->insn_count;
     } else if (x->live && f.kind == K_IF) {
-        WD_TRY(emit(x, WD_OP_BR_IF_Z, NONE, cond, 0, &f.else_fixup));
+        WD_TRY(emit_cond_branch(x, false, cond, &f.else_fixup));
         close_block(x);
     }
     return push_ctrl(x, &f);
@@ -585,7 +798,7 @@ static wd_status do_br_if(xlate *x, uint32_t depth)
         return emit_branch(x, WD_OP_BR_IF_NZ, cond, f);
     /* the taken edge moves (and pays for) the values in a block of its own */
     uint32_t skip = 0;
-    WD_TRY(emit(x, WD_OP_BR_IF_Z, NONE, cond, 0, &skip));
+    WD_TRY(emit_cond_branch(x, false, cond, &skip));
     close_block(x);
     x->cur = carry;
     WD_TRY(emit_moves(x, dst, src, n));
@@ -756,6 +969,8 @@ static wd_status do_variable(xlate *x, const wd_body_imm *im)
     uint32_t src = slot(x, x->val_count); /* the value stays there for local.tee */
     if (im->op == WD_OP_LOCAL_TEE)
         WD_TRY(push(x, t));
+    if (x->live && im->op == WD_OP_LOCAL_SET && fold_local_set(x, idx, src))
+        return WD_OK;
     return x->live ? emit(x, WD_OP_MOV, idx, src, 0, NULL) : WD_OK;
 }
 
@@ -885,13 +1100,29 @@ static wd_status do_memop(xlate *x, const wd_body_imm *im)
     if (info->kind == WD_KIND_LOAD) {
         WD_TRY(pop(x, WD_I32, NULL));
         WD_TRY(push(x, info->t1));
-        uint32_t s = top_slot(x);
-        return x->live ? emit(x, im->op, s, s, offset, NULL) : WD_OK;
+        if (!x->live)
+            return WD_OK;
+        uint32_t s = top_slot(x), addr = s;
+        wd_insn *l1 = tail(x, 1);
+        if (local_copy(x, l1, s))
+            addr = l1->b, drop_last(x);
+        return emit(x, im->op, s, addr, offset, NULL);
     }
     WD_TRY(pop(x, info->t1, NULL));
     WD_TRY(pop(x, WD_I32, NULL));
-    uint32_t s = slot(x, x->val_count);
-    return x->live ? emit(x, im->op, s, s + 1, offset, NULL) : WD_OK;
+    if (!x->live)
+        return WD_OK;
+    uint32_t s = slot(x, x->val_count), addr = s, val = s + 1;
+    wd_insn *l1 = tail(x, 1);
+    bool vfold = local_copy(x, l1, s + 1);
+    wd_insn *adef = vfold ? tail(x, 2) : l1;
+    bool afold = local_copy(x, adef, s);
+    uint32_t from = afold ? adef->b : s;
+    if (vfold)
+        val = l1->b, drop_last(x);
+    if (afold)
+        addr = from, drop_last(x);
+    return emit(x, im->op, addr, val, offset, NULL);
 }
 
 static wd_status do_numeric(xlate *x, const wd_body_imm *im)
@@ -904,7 +1135,13 @@ static wd_status do_numeric(xlate *x, const wd_body_imm *im)
     if (!x->live)
         return WD_OK;
     uint32_t s = top_slot(x);
-    return emit(x, im->op, s, s, info->kind == WD_KIND_BIN ? s + 1 : 0, NULL);
+    if (info->kind == WD_KIND_BIN)
+        return emit_binary(x, im->op, info->t1, s);
+    wd_insn *l1 = tail(x, 1);
+    uint32_t src = s;
+    if (local_copy(x, l1, s))
+        src = l1->b, drop_last(x);
+    return emit(x, im->op, s, src, 0, NULL);
 }
 
 static wd_status do_const(xlate *x, const wd_body_imm *im)

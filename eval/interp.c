@@ -70,6 +70,14 @@ WD_NOINLINE static void hook_ret(wd_thread *t, const wd_func *f)
         h->ret(h->ud, t->ticks, f);
 }
 
+WD_NOINLINE static void hook_big_step(wd_thread *t, uint64_t ticks, uint64_t cost, uint32_t op,
+                                      uint64_t operand)
+{
+    const wd_hooks *h = t->hooks;
+    if (h->big_step != NULL)
+        h->big_step(h->ud, ticks, cost, wd_op_names[op], operand);
+}
+
 void wd_interp_unwind(wd_thread *t)
 {
     while (t->frame_count > 0) {
@@ -224,6 +232,23 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         JUMP();                                                                                    \
     } while (0)
 
+/* Continues at `p`, the METER heading a basic block (every branch target and every
+ * instruction after a conditional branch or a call is one). In fast mode the block is
+ * charged here, saving the METER's own dispatch; in slow mode the METER runs as usual. */
+#define GO_BLOCK(p)                                                                                \
+    do {                                                                                           \
+        ip = (p);                                                                                  \
+        if (WD_UNLIKELY(slow))                                                                     \
+            JUMP();                                                                                \
+        if (WD_UNLIKELY(remaining < ip->a || t->pending)) {                                        \
+            SET_SLOW();                                                                            \
+            goto meter_slow;                                                                       \
+        }                                                                                          \
+        remaining -= ip->a;                                                                        \
+        ip++;                                                                                      \
+        JUMP();                                                                                    \
+    } while (0)
+
 #define SAVE(at)                                                                                   \
     do {                                                                                           \
         frame->ip = (at);                                                                          \
@@ -244,13 +269,16 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         goto on_trap;                                                                              \
     } while (0)
 
-/* A dynamic cost known once the instruction runs (after its bounds checks). */
-#define CHARGE_DYN(x)                                                                              \
+/* A dynamic cost known once the instruction runs (after its bounds checks), for `n` bytes,
+ * elements or pages. Listeners hear of it (hook big_step) only when hooks are set. */
+#define CHARGE_DYN(x, n)                                                                           \
     do {                                                                                           \
         uint64_t dyn_ = (x);                                                                       \
         if (WD_UNLIKELY(dyn_ > remaining))                                                         \
             goto dyn_short;                                                                        \
         remaining -= dyn_;                                                                         \
+        if (WD_UNLIKELY(hooks != NULL))                                                            \
+            hook_big_step(t, END - remaining, dyn_, ip->op, (n));                                  \
     } while (0)
 #define DYN(field) (costs != NULL ? (uint64_t)costs->field : 0)
 
@@ -413,24 +441,15 @@ loop_top:
     }
     CASE(JMP)
     {
-        ip = base + A;
-        JUMP();
+        GO_BLOCK(base + A);
     }
     CASE(BR_IF_NZ)
     {
-        if (U32(B) != 0) {
-            ip = base + A;
-            JUMP();
-        }
-        NEXT();
+        GO_BLOCK(U32(B) != 0 ? base + A : ip + 1);
     }
     CASE(BR_IF_Z)
     {
-        if (U32(B) == 0) {
-            ip = base + A;
-            JUMP();
-        }
-        NEXT();
+        GO_BLOCK(U32(B) == 0 ? base + A : ip + 1);
     }
     CASE(BR_TABLE)
     {
@@ -442,8 +461,7 @@ loop_top:
             fp[e->b] = fp[e->c];
         else if (arity > 1)
             memmove(fp + e->b, fp + e->c, arity * sizeof *fp);
-        ip = base + e->a;
-        JUMP();
+        GO_BLOCK(base + e->a);
     }
     CASE(RETURN)
     {
@@ -457,12 +475,11 @@ loop_top:
         if (frame == frames)
             goto finished;
         frame--;
-        ip = frame->ip;
         fp = frame->fp;
         base = frame->func->code->insns;
         inst = frame->func->inst;
         RELOAD_MEM(); /* the callee may have grown it */
-        JUMP();
+        GO_BLOCK(frame->ip); /* the METER after the call */
     }
     CASE(CALL)
     {
@@ -584,7 +601,7 @@ loop_top:
         uint32_t i = U32(A), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)i + n > tab->size))
             TRAP(WD_TRAP_TABLE_OOB);
-        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        CHARGE_DYN(DYN(bulk_per_elem) * n, n);
         table_fill(tab, i, U64(A + 1), n);
         NEXT();
     }
@@ -595,7 +612,7 @@ loop_top:
         uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)s + n > st->size || (uint64_t)d + n > dt->size))
             TRAP(WD_TRAP_TABLE_OOB);
-        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        CHARGE_DYN(DYN(bulk_per_elem) * n, n);
         if (n != 0)
             memmove(dt->elems + d, st->elems + s, (size_t)n * sizeof *dt->elems);
         NEXT();
@@ -607,7 +624,7 @@ loop_top:
         if (WD_UNLIKELY((uint64_t)s + n > elem_seg_count(inst, B) ||
                         (uint64_t)d + n > tab->size))
             TRAP(WD_TRAP_TABLE_OOB);
-        CHARGE_DYN(DYN(bulk_per_elem) * n);
+        CHARGE_DYN(DYN(bulk_per_elem) * n, n);
         table_init(inst, B, tab, d, s, n);
         NEXT();
     }
@@ -651,7 +668,7 @@ loop_top:
     CASE(MEMORY_GROW)
     {
         uint32_t delta = U32(B);
-        CHARGE_DYN(DYN(grow_per_page) * delta);
+        CHARGE_DYN(DYN(grow_per_page) * delta, delta);
         int64_t r = wd_memory_grow(inst->ctx, inst->memory, delta);
         PUT32(r);
         RELOAD_MEM();
@@ -662,7 +679,7 @@ loop_top:
         uint32_t d = U32(A), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)d + n > mem_size))
             TRAP(WD_TRAP_MEMORY_OOB);
-        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        CHARGE_DYN(DYN(bulk_per_byte) * n, n);
         if (n != 0)
             memset(mem + d, (int)(U32(A + 1) & 0xFF), n);
         NEXT();
@@ -672,7 +689,7 @@ loop_top:
         uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)s + n > mem_size || (uint64_t)d + n > mem_size))
             TRAP(WD_TRAP_MEMORY_OOB);
-        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        CHARGE_DYN(DYN(bulk_per_byte) * n, n);
         if (n != 0)
             memmove(mem + d, mem + s, n);
         NEXT();
@@ -684,7 +701,7 @@ loop_top:
         uint64_t seg_size = inst->data_dropped[B] ? 0 : seg->size;
         if (WD_UNLIKELY((uint64_t)s + n > seg_size || (uint64_t)d + n > mem_size))
             TRAP(WD_TRAP_MEMORY_OOB);
-        CHARGE_DYN(DYN(bulk_per_byte) * n);
+        CHARGE_DYN(DYN(bulk_per_byte) * n, n);
         if (n != 0)
             memcpy(mem + d, seg->bytes + s, n);
         NEXT();
@@ -816,6 +833,66 @@ loop_top:
     BINOP(I64_SHL, PUT64, U64(B) << (U64(C) & 63))
     BINOP(I64_SHR_S, PUT64, shr_s64(U64(B), U64(C)))
     BINOP(I64_SHR_U, PUT64, U64(B) >> (U64(C) & 63))
+
+    /* ---- fused instructions (ops.def's end) ---- */
+
+#define IMM64 ((uint64_t)(int64_t)(int32_t)C)
+    BINOP(I32_ADD_I, PUT32, U32(B) + C)
+    BINOP(I32_SUB_I, PUT32, U32(B) - C)
+    BINOP(I32_MUL_I, PUT32, U32(B) * C)
+    BINOP(I32_AND_I, PUT32, U32(B) & C)
+    BINOP(I32_OR_I, PUT32, U32(B) | C)
+    BINOP(I32_XOR_I, PUT32, U32(B) ^ C)
+    BINOP(I32_SHL_I, PUT32, U32(B) << (C & 31))
+    BINOP(I32_SHR_S_I, PUT32, shr_s32(U32(B), C))
+    BINOP(I32_SHR_U_I, PUT32, U32(B) >> (C & 31))
+    BINOP(I32_EQ_I, PUT32, U32(B) == C)
+    BINOP(I32_NE_I, PUT32, U32(B) != C)
+    BINOP(I32_LT_S_I, PUT32, S32(B) < (int32_t)C)
+    BINOP(I32_LT_U_I, PUT32, U32(B) < C)
+    BINOP(I32_GT_S_I, PUT32, S32(B) > (int32_t)C)
+    BINOP(I32_GT_U_I, PUT32, U32(B) > C)
+    BINOP(I32_LE_S_I, PUT32, S32(B) <= (int32_t)C)
+    BINOP(I32_LE_U_I, PUT32, U32(B) <= C)
+    BINOP(I32_GE_S_I, PUT32, S32(B) >= (int32_t)C)
+    BINOP(I32_GE_U_I, PUT32, U32(B) >= C)
+    BINOP(I64_ADD_I, PUT64, U64(B) + IMM64)
+    BINOP(I64_SUB_I, PUT64, U64(B) - IMM64)
+    BINOP(I64_MUL_I, PUT64, U64(B) * IMM64)
+    BINOP(I64_AND_I, PUT64, U64(B) & IMM64)
+    BINOP(I64_OR_I, PUT64, U64(B) | IMM64)
+    BINOP(I64_XOR_I, PUT64, U64(B) ^ IMM64)
+    BINOP(I64_SHL_I, PUT64, U64(B) << (C & 63))
+    BINOP(I64_SHR_S_I, PUT64, shr_s64(U64(B), C))
+    BINOP(I64_SHR_U_I, PUT64, U64(B) >> (C & 63))
+
+#define BRCMP(name, cond)                                                                          \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        GO_BLOCK((cond) ? base + A : ip + 1);                                                      \
+    }
+    BRCMP(BR_I32_EQ, U32(B) == U32(C))
+    BRCMP(BR_I32_NE, U32(B) != U32(C))
+    BRCMP(BR_I32_LT_S, S32(B) < S32(C))
+    BRCMP(BR_I32_LT_U, U32(B) < U32(C))
+    BRCMP(BR_I32_GT_S, S32(B) > S32(C))
+    BRCMP(BR_I32_GT_U, U32(B) > U32(C))
+    BRCMP(BR_I32_LE_S, S32(B) <= S32(C))
+    BRCMP(BR_I32_LE_U, U32(B) <= U32(C))
+    BRCMP(BR_I32_GE_S, S32(B) >= S32(C))
+    BRCMP(BR_I32_GE_U, U32(B) >= U32(C))
+    BRCMP(BR_I32_EQ_I, U32(B) == C)
+    BRCMP(BR_I32_NE_I, U32(B) != C)
+    BRCMP(BR_I32_LT_S_I, S32(B) < (int32_t)C)
+    BRCMP(BR_I32_LT_U_I, U32(B) < C)
+    BRCMP(BR_I32_GT_S_I, S32(B) > (int32_t)C)
+    BRCMP(BR_I32_GT_U_I, U32(B) > C)
+    BRCMP(BR_I32_LE_S_I, S32(B) <= (int32_t)C)
+    BRCMP(BR_I32_LE_U_I, U32(B) <= C)
+    BRCMP(BR_I32_GE_S_I, S32(B) >= (int32_t)C)
+    BRCMP(BR_I32_GE_U_I, U32(B) >= C)
+#undef BRCMP
+#undef IMM64
     BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
     BINOP(I64_ROTR, PUT64, rotr64(U64(B), U64(C)))
 

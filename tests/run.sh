@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # tests/run.sh: every test, as `make test` runs it. From the repository root:
 #   1. release build: unit tests, spec tests (with a ticks log)
-#   2. determinism: the spec tests again with --single-step, and on the switch-dispatch
-#      build; for every script the three ticks logs must be identical (one test per
-#      script), and each extra run must end with the same counts as the release run (one
-#      test each)
+#   2. determinism: the spec tests again with --single-step, with --single-step on
+#      unfused code (--no-fuse), and on the switch-dispatch build; for every script the
+#      four ticks logs must be identical (one test per script), and each extra run must end
+#      with the same counts as the release run (one test each)
 #   3. asan build: unit and spec tests
 #   4. debug build: unit tests
 #   5. clang build of everything, warnings as errors (one test)
 #   6. `wasmdbg invoke` smoke tests against exact expected stdout and exit status
 #   7. golden tests (tests/golden: wasmdbg command lines with their exact stdout, stderr
 #      and exit status; also run on the asan build in part 3)
+#   8. profiler tests (tests/profile/run.sh: `wasmdbg profile` and `report` on real kernels,
+#      outputs read back, per-phase figures against `wasmdbg run`, the SVG in headless
+#      chromium when installed; also run on the asan build in part 3)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -113,18 +116,18 @@ split_log() {
 }
 
 determinism() {
-    note "determinism: ticks of release, --single-step and switch runs"
+    note "determinism: ticks of release, --single-step, switch and unfused runs"
     local d=$logs/determinism f ok compared=0 differing=0
-    for kind in release step switch; do
+    for kind in release step switch nofuse; do
         if [ ! -s "$logs/ticks-$kind.log" ]; then
             one_test no "no ticks log from the $kind run"
             return
         fi
         split_log "$logs/ticks-$kind.log" "$d/$kind"
     done
-    for f in $(ls "$d/release" "$d/step" "$d/switch" | grep -v ':$' | sort -u); do
+    for f in $(ls "$d/release" "$d/step" "$d/switch" "$d/nofuse" | grep -v ':$' | sort -u); do
         ok=yes
-        for kind in step switch; do
+        for kind in step switch nofuse; do
             if ! cmp -s "$d/release/$f" "$d/$kind/$f"; then
                 ok=no
                 echo "   $f: $kind ticks differ from release:"
@@ -191,6 +194,12 @@ if build release BUILD=release build/release/unit_tests build/release/spec_runne
     step_line=$(spec_quiet spec-single-step build/release/spec_runner --single-step \
         --ticks-log "$logs/ticks-step.log")
     echo "$step_line"
+    note "spec-no-fuse (one step per WebAssembly instruction, unfused code)"
+    nofuse_line=$(spec_quiet spec-no-fuse build/release/spec_runner --single-step --no-fuse \
+        --ticks-log "$logs/ticks-nofuse.log")
+    echo "$nofuse_line"
+    [ "$nofuse_line" = "$release_line" ] && ok=yes || ok=no
+    one_test $ok "the --no-fuse spec counts differ from release's"
     if build switch BUILD=switch build/switch/spec_runner; then
         note "spec-switch"
         switch_line=$(spec_quiet spec-switch build/switch/spec_runner \
@@ -209,6 +218,7 @@ if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan
     run unit-asan build/asan/unit_tests
     run spec-asan bash tests/spec/run.sh build/asan/spec_runner
     run golden-asan bash tests/golden/run.sh build/asan/wasmdbg
+    run profile-asan bash tests/profile/run.sh build/asan/wasmdbg
 fi
 
 if build debug BUILD=debug build/debug/unit_tests; then
@@ -221,6 +231,7 @@ build clang CC=clang O=build/clang build/clang/wasmdbg build/clang/unit_tests \
 if [ -x build/release/wasmdbg ]; then
     smoke_tests
     run golden-release bash tests/golden/run.sh build/release/wasmdbg
+    run profile-release bash tests/profile/run.sh build/release/wasmdbg
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
         --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \

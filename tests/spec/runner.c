@@ -262,7 +262,7 @@ static void check_stale(wd_spec_runner *r)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: spec_runner [--single-step] [--ticks-log FILE] [--known FILE] "
+    fprintf(out, "usage: spec_runner [--single-step] [--no-fuse] [--ticks-log FILE] [--known FILE] "
                  "[--update]\n"
                  "                   [--verbose] [--skip-file FILE.json]... FILE.json...\n");
 }
@@ -321,6 +321,8 @@ static int parse_args(wd_spec_runner *r, int argc, char **argv, const char **tic
             return -2;
         else if (strcmp(a, "--single-step") == 0)
             r->opts.single_step = true;
+        else if (strcmp(a, "--no-fuse") == 0)
+            r->opts.no_fuse = true;
         else if (strcmp(a, "--verbose") == 0)
             r->opts.verbose = true;
         else if (strcmp(a, "--update") == 0)

@@ -681,6 +681,7 @@ static bool script_init(script *s, wd_error *err)
 {
     s->dopts.costs = wd_tickmodel_builtin("flat-1");
     s->dopts.pvm = false;
+    s->dopts.no_fuse = s->opts->no_fuse;
     s->store = wd_store_new(&s->ctx);
     if (s->store == NULL) {
         wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");

@@ -12,6 +12,7 @@ typedef enum wd_spec_result { WD_SPEC_PASS, WD_SPEC_FAIL, WD_SPEC_SKIP } wd_spec
 
 typedef struct wd_spec_opts {
     bool single_step; /* run every invocation one instruction at a time */
+    bool no_fuse;     /* translate without peephole fusion (decode opts no_fuse) */
     bool verbose;
     FILE *ticks_log; /* NULL: no ticks log */
 } wd_spec_opts;

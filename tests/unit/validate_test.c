@@ -112,6 +112,7 @@ static void env_init(env *e, const char *params, const char *results, const char
     for (size_t i = 0; i < WD_COST_OPS; i++)
         e->costs.op[i] = 1;
     e->opts.costs = &e->costs;
+    e->opts.no_fuse = true; /* exact code checks below are of the unfused translation */
     wd_error_clear(&e->err);
 }
 
@@ -212,8 +213,7 @@ static uint32_t code_violation(const wd_code *c)
             sum = 0;
         }
         sum += c->costs[i];
-        bool branch = in->op == WD_OP_JMP || in->op == WD_OP_BR_IF_NZ || in->op == WD_OP_BR_IF_Z ||
-                      in->op == WD_OP_DATA;
+        bool branch = in->op == WD_OP_JMP || wd_op_is_cond_branch(in->op) || in->op == WD_OP_DATA;
         if (branch && !is_target(c, in->a))
             return i + 1;
         if (in->op == WD_OP_DATA &&
@@ -227,7 +227,7 @@ static uint32_t code_violation(const wd_code *c)
                     return i + k + 1;
             i += in->b;
         }
-        bool opens = in->op == WD_OP_BR_IF_NZ || in->op == WD_OP_BR_IF_Z || in->op == WD_OP_CALL ||
+        bool opens = wd_op_is_cond_branch(in->op) || in->op == WD_OP_CALL ||
                      in->op == WD_OP_CALL_INDIRECT;
         if (opens && (i + 1 >= c->insn_count || c->insns[i + 1].op != WD_OP_METER))
             return i + 1;
@@ -237,7 +237,15 @@ static uint32_t code_violation(const wd_code *c)
         if ((kind == WD_KIND_UN || kind == WD_KIND_LOAD || in->op == WD_OP_MOV) &&
             (in->a >= c->max_slots || in->b >= c->max_slots))
             return i + 1;
-        if (kind == WD_KIND_BIN && (in->a != in->b || in->c != in->a + 1 || in->c >= c->max_slots))
+        /* operands may be locals (fused local.get) but stay within the frame */
+        if (kind == WD_KIND_BIN && (in->a >= c->max_slots || in->b >= c->max_slots ||
+                                    in->c >= c->max_slots))
+            return i + 1;
+        bool imm_op = in->op >= WD_OP_I32_ADD_I && in->op <= WD_OP_I64_SHR_U_I;
+        if (imm_op && (in->a >= c->max_slots || in->b >= c->max_slots))
+            return i + 1;
+        if (in->op >= WD_OP_BR_I32_EQ && in->op <= WD_OP_BR_I32_GE_U &&
+            (in->b >= c->max_slots || in->c >= c->max_slots))
             return i + 1;
         if (in->op == WD_OP_RETURN && in->a + in->b > c->max_slots)
             return i + 1;
@@ -916,4 +924,50 @@ TEST(validate_out_of_memory)
         CHECK(n < 100);
     }
     CHECK(env_fini(&e));
+}
+
+/* The peephole fusion of code.h: operands read straight from locals, constant right
+ * operands as immediates, results written into a local.set's local, compare-and-branch;
+ * the block charges and the sums of costs are those of the unfused code. */
+TEST(validate_fused_code)
+{
+    const uint8_t body[] = {
+        0x01, 0x01, 0x7F,             /* (local i32) */
+        0x20, 0x00, 0x41, 0x0A, 0x48, /* local.get 0; i32.const 10; i32.lt_s */
+        0x04, 0x7F,                   /* if (result i32) */
+        0x20, 0x00, 0x41, 0x01, 0x6A, /*   local.get 0; i32.const 1; i32.add */
+        0x21, 0x01,                   /*   local.set 1 */
+        0x20, 0x01, 0x28, 0x02, 0x04, /*   local.get 1; i32.load offset=4 */
+        0x05, 0x41, 0x07,             /* else i32.const 7 */
+        0x0B, 0x0B,                   /* end end */
+    };
+    env e;
+    env_init(&e, "i", "i", "i");
+    e.opts.no_fuse = false;
+    wd_status st = env_run(&e, body, sizeof body);
+    if (st != WD_OK)
+        printf("  %s\n", e.err.msg);
+    CHECK_EQ(st, WD_OK);
+    const wd_code *c = e.code;
+    CHECK_TEXT(code_text(c), "meter 4 0 0|br_i32.ge_s_imm 6 0 10|meter 7 0 0|"
+                             "i32.add_imm 1 0 1|i32.load 2 1 4|jmp 8 0 0|meter 2 0 0|"
+                             "const32 2 7 0|meter 1 0 0|return 2 1 0");
+    /* local.get+const+lt_s+if; local.get+const+add+local.set; local.get+load; else;
+     * const+end (the if's end, on the path that falls through it); the function's end */
+    CHECK_ARRAY(c->costs, c->insn_count, 0, 4, 0, 4, 2, 1, 0, 2, 0, 1);
+    CHECK_EQ(code_violation(c), 0);
+    uint64_t fused = 0, unfused = 0;
+    uint32_t fused_count = c->insn_count;
+    for (uint32_t i = 0; i < c->insn_count; i++)
+        fused += c->costs[i];
+    CHECK(env_fini(&e));
+    /* the same body unfused: the same charges in all */
+    env u;
+    env_init(&u, "i", "i", "i");
+    CHECK_EQ(env_run(&u, body, sizeof body), WD_OK);
+    for (uint32_t i = 0; i < u.code->insn_count; i++)
+        unfused += u.code->costs[i];
+    CHECK_EQ(fused, unfused);
+    CHECK(u.code->insn_count >= fused_count + 5);
+    CHECK(env_fini(&u));
 }
