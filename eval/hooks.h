@@ -24,6 +24,11 @@ typedef struct wd_hooks {
     void (*ret)(void *ud, uint64_t ticks, const struct wd_func *callee);
     /* A phase or internal step begins (begin=true) or ends (vm/ reports these). */
     void (*phase)(void *ud, uint64_t ticks, const char *name, bool begin);
+    /* Optional (may be NULL): an instruction with a dynamic cost (memory.fill/copy/init,
+     * table.fill/copy/init, memory.grow) was charged `cost` ticks for `operand` bytes,
+     * elements or pages; `what` is its text name, `ticks` the counter after it (within its
+     * basic block: exact to the block). Reported only when hooks are set. */
+    void (*big_step)(void *ud, uint64_t ticks, uint64_t cost, const char *what, uint64_t operand);
 } wd_hooks;
 
 #endif
