@@ -142,45 +142,6 @@ static int parse_opts(int argc, char **argv, invoke_opts *o)
 
 /* ---- arguments ---- */
 
-static uint8_t type_code(const char *name, size_t len)
-{
-    static const struct {
-        const char *name;
-        uint8_t code;
-    } types[] = {{"i32", WD_I32},
-                 {"i64", WD_I64},
-                 {"f32", WD_F32},
-                 {"f64", WD_F64},
-                 {"v128", WD_V128},
-                 {"funcref", WD_FUNCREF},
-                 {"externref", WD_EXTERNREF}};
-    for (size_t i = 0; i < WD_ARRAY_COUNT(types); i++)
-        if (strlen(types[i].name) == len && memcmp(types[i].name, name, len) == 0)
-            return types[i].code;
-    return 0;
-}
-
-static const char *type_name(uint8_t code)
-{
-    switch (code) {
-    case WD_I32:
-        return "i32";
-    case WD_I64:
-        return "i64";
-    case WD_F32:
-        return "f32";
-    case WD_F64:
-        return "f64";
-    case WD_V128:
-        return "v128";
-    case WD_FUNCREF:
-        return "funcref";
-    case WD_EXTERNREF:
-        return "externref";
-    }
-    return "?";
-}
-
 /* A decimal or 0x-hex integer of 32 or 64 bits, signed or unsigned, as its bit pattern. */
 static bool parse_int(const char *text, bool is64, uint64_t *out)
 {
@@ -250,12 +211,12 @@ static int parse_arg(const char *text, uint8_t want, uint32_t idx, wd_val *out)
 {
     const char *colon = strchr(text, ':');
     const char *value = text;
-    if (colon != NULL && type_code(text, (size_t)(colon - text)) != 0) {
-        uint8_t given = type_code(text, (size_t)(colon - text));
+    if (colon != NULL && wd_valtype_parse(text, (size_t)(colon - text)) != 0) {
+        uint8_t given = wd_valtype_parse(text, (size_t)(colon - text));
         value = colon + 1;
         if (given != want) {
             fprintf(stderr, "wasmdbg: invoke: argument %" PRIu32 " is %s, the parameter is %s\n",
-                    idx + 1, type_name(given), type_name(want));
+                    idx + 1, wd_valtype_name(given), wd_valtype_name(want));
             return WD_EXIT_USAGE;
         }
     }
@@ -269,7 +230,7 @@ static int parse_arg(const char *text, uint8_t want, uint32_t idx, wd_val *out)
         ok = parse_ref(value, want, &out->u64);
     if (!ok) {
         fprintf(stderr, "wasmdbg: invoke: argument %" PRIu32 ": \"%s\" is not a valid %s\n",
-                idx + 1, text, type_name(want));
+                idx + 1, text, wd_valtype_name(want));
         return WD_EXIT_USAGE;
     }
     return 0;
@@ -322,7 +283,7 @@ static void print_value(uint8_t type, const wd_val *slot)
     } else if (type == WD_V128) {
         printf("v128:0x%016" PRIx64 "%016" PRIx64 "\n", slot[1].u64, slot[0].u64);
     } else if (slot->u64 == 0) {
-        printf("%s:null\n", type_name(type));
+        printf("%s:null\n", wd_valtype_name(type));
     } else if (type == WD_EXTERNREF) {
         printf("externref:%" PRIu64 "\n", slot->u64 - 1);
     } else {

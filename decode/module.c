@@ -4,6 +4,32 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *wd_valtype_name(uint8_t t)
+{
+    switch (t) {
+    case WD_I32: return "i32";
+    case WD_I64: return "i64";
+    case WD_F32: return "f32";
+    case WD_F64: return "f64";
+    case WD_V128: return "v128";
+    case WD_FUNCREF: return "funcref";
+    case WD_EXTERNREF: return "externref";
+    default: return "?";
+    }
+}
+
+uint8_t wd_valtype_parse(const char *name, size_t len)
+{
+    static const uint8_t types[] = {WD_I32,  WD_I64,     WD_F32,      WD_F64,
+                                    WD_V128, WD_FUNCREF, WD_EXTERNREF};
+    for (size_t i = 0; i < sizeof types; i++) {
+        const char *n = wd_valtype_name(types[i]);
+        if (strlen(n) == len && memcmp(n, name, len) == 0)
+            return types[i];
+    }
+    return 0;
+}
+
 bool wd_functype_equal(const wd_functype *a, const wd_functype *b)
 {
     if (a == b)

@@ -26,6 +26,11 @@ typedef struct wd_functype {
     const uint8_t *results; /* result_count value types */
 } wd_functype;
 
+/* The text-format name of value type `t` ("i32", "funcref", ...), or "?". */
+const char *wd_valtype_name(uint8_t t);
+/* The value type named name[0..len) in the text format, or 0. */
+uint8_t wd_valtype_parse(const char *name, size_t len);
+
 /* Structural equality (what call_indirect and import matching compare). */
 bool wd_functype_equal(const wd_functype *a, const wd_functype *b);
 

@@ -92,26 +92,11 @@ static bool charge_to_last(xlate *x);
 
 /* ---- errors -------------------------------------------------------------------------- */
 
+/* The validator's Unknown type reads "any". */
 static const char *type_name(uint8_t t)
 {
-    switch (t) {
-    case WD_I32:
-        return "i32";
-    case WD_I64:
-        return "i64";
-    case WD_F32:
-        return "f32";
-    case WD_F64:
-        return "f64";
-    case WD_V128:
-        return "v128";
-    case WD_FUNCREF:
-        return "funcref";
-    case WD_EXTERNREF:
-        return "externref";
-    default:
-        return "any";
-    }
+    const char *n = wd_valtype_name(t);
+    return n[0] == '?' ? "any" : n;
 }
 
 static wd_status invalid(xlate *x, const char *fmt, ...) WD_PRINTF(2, 3);

@@ -263,41 +263,7 @@ static wd_status instantiate(script *s, wd_module *m, bool link_only, wd_instanc
 
 static uint8_t type_code(const char *name)
 {
-    static const struct {
-        const char *name;
-        uint8_t code;
-    } types[] = {{"i32", WD_I32},
-                 {"i64", WD_I64},
-                 {"f32", WD_F32},
-                 {"f64", WD_F64},
-                 {"v128", WD_V128},
-                 {"funcref", WD_FUNCREF},
-                 {"externref", WD_EXTERNREF}};
-    for (size_t i = 0; name != NULL && i < WD_ARRAY_COUNT(types); i++)
-        if (strcmp(name, types[i].name) == 0)
-            return types[i].code;
-    return 0;
-}
-
-static const char *type_name(uint8_t code)
-{
-    switch (code) {
-    case WD_I32:
-        return "i32";
-    case WD_I64:
-        return "i64";
-    case WD_F32:
-        return "f32";
-    case WD_F64:
-        return "f64";
-    case WD_V128:
-        return "v128";
-    case WD_FUNCREF:
-        return "funcref";
-    case WD_EXTERNREF:
-        return "externref";
-    }
-    return "?";
+    return name != NULL ? wd_valtype_parse(name, strlen(name)) : 0;
 }
 
 /* Unsigned decimal up to `max`. */
@@ -325,8 +291,8 @@ static bool parse_arg(json_t *arg, uint8_t want, wd_val *out, char *why, size_t 
     const char *text = json_string_value(json_object_get(arg, "value"));
     out->u64 = 0;
     if (type != want) {
-        snprintf(why, cap, "argument of type %s for a %s parameter", type_name(type),
-                 type_name(want));
+        snprintf(why, cap, "argument of type %s for a %s parameter", wd_valtype_name(type),
+                 wd_valtype_name(want));
         return false;
     }
     bool ok = false;
@@ -341,7 +307,7 @@ static bool parse_arg(json_t *arg, uint8_t want, wd_val *out, char *why, size_t 
         ok = true;
     }
     if (!ok)
-        snprintf(why, cap, "cannot use %s value \"%s\"", type_name(type),
+        snprintf(why, cap, "cannot use %s value \"%s\"", wd_valtype_name(type),
                  text != NULL ? text : "(none)");
     return ok;
 }
@@ -362,11 +328,11 @@ static void format_val(char *buf, size_t cap, uint8_t type, wd_val v)
         memcpy(&d, &v.u64, sizeof d);
         snprintf(buf, cap, "f64:%.17g (0x%016" PRIx64 ")", d, v.u64);
     } else if (v.u64 == 0) {
-        snprintf(buf, cap, "%s:null", type_name(type));
+        snprintf(buf, cap, "%s:null", wd_valtype_name(type));
     } else if (type == WD_EXTERNREF) {
         snprintf(buf, cap, "externref:%" PRIu64, v.u64 - 1);
     } else {
-        snprintf(buf, cap, "%s:non-null", type_name(type));
+        snprintf(buf, cap, "%s:non-null", wd_valtype_name(type));
     }
 }
 
@@ -576,7 +542,7 @@ static void cmd_assert_return(script *s, json_t *c)
         if (type == ar.types[i] && value_matches(text, type, ar.results[i]))
             continue;
         format_val(got, sizeof got, ar.types[i], ar.results[i]);
-        snprintf(want, sizeof want, "%s:%s", type_name(type), text != NULL ? text : "?");
+        snprintf(want, sizeof want, "%s:%s", wd_valtype_name(type), text != NULL ? text : "?");
         report(s, WD_SPEC_FAIL, "result %" PRIu32 ": expected %s, got %s", i, want, got);
         return;
     }
