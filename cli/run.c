@@ -78,6 +78,13 @@ static void print_text(const wd_cli_pvm *s, bool with_time)
             printf("%s\n", x->reboot ? ", reboot" : "");
             if (x->outcome != WD_RUN_OK)
                 printf("    %s: %s\n", outcome_name(x->outcome), x->reason);
+            int depth = 0;
+            for (const char *l = x->backtrace; *l != '\0'; depth++) {
+                const char *e = strchr(l, '\n');
+                int len = e ? (int)(e - l) : (int)strlen(l);
+                printf("      #%d %.*s\n", depth, len, l);
+                l += len + (e != NULL);
+            }
         }
         uint32_t nout;
         const wd_msg *out = wd_pvm_outbox(s->pvm, level, &nout);
@@ -120,6 +127,8 @@ static int print_json(const wd_cli_pvm *s, bool with_time)
                 json_object_set_new(jr, "seconds", json_real(x->seconds));
             if (x->outcome != WD_RUN_OK)
                 json_object_set_new(jr, "reason", json_string(x->reason));
+            if (x->backtrace[0] != '\0')
+                json_object_set_new(jr, "backtrace", json_string(x->backtrace));
             json_array_append_new(jruns, jr);
         }
         uint32_t nout;

@@ -20,8 +20,10 @@ wd_status wd_thread_init(wd_thread *t, wd_ctx *ctx, size_t stack_slots, uint32_t
      * then costs only the pages a program touches. */
     t->stack = wd_alloc(ctx, stack_slots * sizeof(wd_val));
     t->frames = wd_alloc(ctx, (size_t)max_frames * sizeof(wd_frame));
+    t->trap_frames = wd_alloc(ctx, (size_t)max_frames * sizeof(wd_frame));
     t->eval_private = wd_calloc(ctx, 1, sizeof(wd_eval_state));
-    if (t->stack == NULL || t->frames == NULL || t->eval_private == NULL) {
+    if (t->stack == NULL || t->frames == NULL || t->trap_frames == NULL ||
+        t->eval_private == NULL) {
         wd_thread_fini(t);
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }
@@ -34,9 +36,12 @@ void wd_thread_fini(wd_thread *t)
 {
     wd_free(t->ctx, t->stack);
     wd_free(t->ctx, t->frames);
+    wd_free(t->ctx, t->trap_frames);
     wd_free(t->ctx, t->eval_private);
     t->stack = NULL;
     t->frames = NULL;
+    t->trap_frames = NULL;
+    t->trap_frame_count = 0;
     t->eval_private = NULL;
     t->stack_slots = 0;
     t->frame_count = 0;

@@ -33,6 +33,11 @@ struct wd_thread {
                              next block boundary or call */
 
     int state;            /* WD_THREAD_IDLE or WD_THREAD_PAUSED (an invocation in flight) */
+    /* The call stack when the last invocation trapped, was exhausted or had a host function
+     * fail (outermost first; the top frame's ip at the faulting instruction, callers' at
+     * their return address), kept for backtraces after the frames are unwound. */
+    wd_frame *trap_frames;
+    uint32_t trap_frame_count;
     const wd_functype *entry_type; /* type of the invocation in flight / last finished */
     void *eval_private;   /* interpreter bookkeeping (eval.c) */
 };

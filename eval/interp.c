@@ -78,6 +78,15 @@ WD_NOINLINE static void hook_big_step(wd_thread *t, uint64_t ticks, uint64_t cos
         h->big_step(h->ud, ticks, cost, wd_op_names[op], operand);
 }
 
+/* Keeps the call stack of a failing invocation for backtraces (eval.h, trap_frames). */
+static void keep_trap_stack(wd_thread *t)
+{
+    uint32_t n = t->trap_frames != NULL ? t->frame_count : 0;
+    if (n != 0)
+        memcpy(t->trap_frames, t->frames, n * sizeof *t->frames);
+    t->trap_frame_count = n;
+}
+
 void wd_interp_unwind(wd_thread *t)
 {
     while (t->frame_count > 0) {
@@ -1069,6 +1078,7 @@ host_call: {
         err->func_idx = code->func_idx;
         if (err->offset == 0)
             err->offset = code->offsets[ip - base];
+        keep_trap_stack(t);
         wd_interp_unwind(t);
         return st;
     }
@@ -1103,6 +1113,7 @@ on_trap: {
     record_trap(err, trap, inst, fp, ip, code->offsets[i]);
     if (fresh)
         err->func_idx = code->func_idx;
+    keep_trap_stack(t);
     wd_interp_unwind(t);
     return WD_TRAP;
 }
@@ -1117,6 +1128,7 @@ exhausted: {
     wd_fail(err, WD_EXHAUSTED, code->offsets[i], "call stack exhausted");
     if (fresh)
         err->func_idx = code->func_idx;
+    keep_trap_stack(t);
     wd_interp_unwind(t);
     return WD_EXHAUSTED;
 }

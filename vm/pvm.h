@@ -65,6 +65,8 @@ typedef struct wd_run_report {
     wd_run_outcome outcome;
     bool reboot;                   /* the run asked for (and got) a reboot */
     char reason[256];              /* trap or stuck reason, with the function and offset */
+    char backtrace[512];           /* for traps and exhaustion: the call stack, innermost
+                                      first, "name at 0xOFFSET" per line (at most 12) */
     double seconds;                /* wall time of the run */
 } wd_run_report;
 

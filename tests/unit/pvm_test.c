@@ -149,6 +149,9 @@ TEST(pvm_unreachable_kernel_sets_stuck_flag)
         CHECK_EQ(n, 2);
         CHECK(r[0].outcome == WD_RUN_TRAPPED && r[1].outcome == WD_RUN_TRAPPED);
         CHECK_STR_CONTAINS(r[0].reason, "unreachable");
+        if (i == 1) /* the Rust kernel: the panic's function, called through two frames */
+            CHECK(strcmp(r[0].backtrace, "func[31] at 0xed9\nfunc[0] at 0x155\n"
+                                         "func[1] at 0x1ba\n") == 0);
         kfx_fini(&k);
     }
 }
