@@ -1,0 +1,70 @@
+/* profhook.h: the adapter from the engine's hooks (eval/hooks.h: calls, returns, phases,
+ * dynamic-cost steps) to the profiler (profiler/prof.h), which knows symbols but not modules;
+ * source lines for trap reports and snapshots; and what `profile` and `report` share: the
+ * summary and the files. */
+#ifndef WD_CLI_PROFHOOK_H
+#define WD_CLI_PROFHOOK_H
+
+#include "eval/snapshot.h"
+#include "profiler/dwarf.h"
+#include "profiler/output.h"
+#include "profiler/prof.h"
+
+typedef struct wd_profhook_host {
+    const wd_func *func;
+    uint32_t sym;
+} wd_profhook_host;
+
+typedef struct wd_profhook {
+    wd_ctx *ctx;
+    wd_prof *prof;
+    wd_hooks hooks;   /* hand these to the PVM (ud is this adapter) */
+    bool with_time;
+    int64_t t0;       /* the clock at start, ns */
+    uint64_t step_floor;
+    /* Symbols by function index for the module last seen: entry, direct, indirect calls. */
+    const wd_module *module;
+    uint32_t *cache;
+    uint32_t cache_count;
+    int64_t kernel_run; /* index of the kernel_run export's function, or -1 */
+    wd_profhook_host hosts[32];
+    uint32_t host_count;
+} wd_profhook;
+
+/* `prof` is borrowed. Dynamic-cost steps below `step_floor` ticks are not reported. */
+void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, bool with_time,
+                      uint64_t step_floor);
+void wd_profhook_fini(wd_profhook *h);
+/* The clock the adapter stamps events with (ns since init; 0 without time). */
+int64_t wd_profhook_now(const wd_profhook *h);
+
+/* Source lines from a module's DWARF .debug_line (custom sections), parsed on first use. */
+typedef struct wd_srcloc {
+    wd_ctx *ctx;
+    const wd_module *module;
+    wd_dwarf_lines *lines; /* NULL: none (or not parseable) */
+    uint64_t code_start;   /* module offset of the code section's contents */
+} wd_srcloc;
+
+void wd_srcloc_init(wd_srcloc *s, wd_ctx *ctx);
+void wd_srcloc_fini(wd_srcloc *s);
+/* A wd_srcloc_fn (eval/snapshot.h); ud is a wd_srcloc. */
+bool wd_srcloc_lookup(void *ud, const wd_module *m, uint32_t offset, const char **file,
+                      uint32_t *line, uint32_t *column);
+
+/* What `profile` and `report` print and write. */
+typedef struct wd_cli_prof_opts {
+    wd_ctx *ctx;           /* the profiler's */
+    wd_prof_out out;       /* dir, base, collapsed, with_time, max_depth, names */
+    bool json;             /* the machine profile on stdout instead of the summary */
+    uint32_t host_per_byte; /* to estimate the bytes of host calls in hot steps */
+} wd_cli_prof_opts;
+
+/* Writes the files and prints the summary (or the JSON). Returns an exit code. */
+int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o);
+
+/* Prepares o->out.dir: creates it when missing; with NULL makes a temporary directory
+ * (*made owned, free with free()). Prints the error and returns false on failure. */
+bool wd_cli_prof_dir(const char *asked, char **made, const char **dir);
+
+#endif

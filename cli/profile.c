@@ -1,0 +1,303 @@
+/* profile.c: `wasmdbg profile KERNEL --inputs FILE`: runs every inbox through the PVM like
+ * `run`, with the profiler listening, then prints the reference debugger's per-run summary
+ * and wasmdbg's (totals, top functions, hot steps) and writes the profile's files. */
+#include "cli/cli.h"
+#include "cli/profhook.h"
+#include "cli/pvmopts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profiler/trace.h"
+
+static const char profile_help[] =
+    "usage: wasmdbg profile KERNEL [--inputs FILE] [options]\n"
+    "\n"
+    "Runs the kernel over every inbox as `wasmdbg run` does, profiling every kernel run: ticks\n"
+    "and time per phase and per function, hot steps, and files: folded stacks, an interactive\n"
+    "SVG flamegraph, Chrome trace events (Perfetto), a speedscope profile and a JSON profile.\n"
+    "\n" WD_PVM_OPTIONS_HELP
+    "profile options:\n"
+    "  --collapsed             the .out file merges identical stacks (else time-ordered)\n"
+    "  --without-time          no clock reading at calls and returns; no times in outputs\n"
+    "  --no-reboot             profile a single kernel run (the first inbox's first)\n"
+    "  --max-depth N           folded stacks and the SVG stop at N frames (default 100)\n"
+    "  --mode full|cct|auto    full call tree, calling-context tree (merged call paths,\n"
+    "                          bounded memory), or full until it gets big (default auto)\n"
+    "  --full-limit N          nodes before auto mode switches to cct (default 262144)\n"
+    "  -o DIR                  where the files go (same as --flamecharts-dir; default: a new\n"
+    "                          temporary directory)\n"
+    "  --json                  print the JSON profile instead of the summary\n"
+    "  --record FILE           also write the event stream to FILE (see `wasmdbg report`)\n"
+    "  --fail-on-stuck         exit 1 when a run traps or the PVM gets stuck\n";
+
+typedef struct popts {
+    bool collapsed, with_time, no_reboot, json, fail_on_stuck;
+    uint32_t max_depth, full_limit;
+    wd_prof_mode mode;
+    const char *out_dir, *record;
+} popts;
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end != '\0' || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* Takes profile's own options out of argv; the rest go to *rest. Returns -1 or an exit code. */
+static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
+{
+    *o = (popts){.with_time = true, .max_depth = 100, .mode = WD_PROF_AUTO};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool takes = strcmp(a, "--max-depth") == 0 || strcmp(a, "--mode") == 0 ||
+                     strcmp(a, "-o") == 0 || strcmp(a, "--record") == 0 ||
+                     strcmp(a, "--full-limit") == 0;
+        if (takes && i + 1 >= argc) {
+            fprintf(stderr, "wasmdbg: %s needs a value\n\n%s", a, profile_help);
+            return WD_EXIT_USAGE;
+        }
+        const char *v = takes ? argv[++i] : NULL;
+        if (strcmp(a, "--collapsed") == 0)
+            o->collapsed = true;
+        else if (strcmp(a, "--without-time") == 0)
+            o->with_time = false;
+        else if (strcmp(a, "--no-reboot") == 0)
+            o->no_reboot = true;
+        else if (strcmp(a, "--json") == 0)
+            o->json = true;
+        else if (strcmp(a, "--fail-on-stuck") == 0)
+            o->fail_on_stuck = true;
+        else if (strcmp(a, "-o") == 0)
+            o->out_dir = v;
+        else if (strcmp(a, "--record") == 0)
+            o->record = v;
+        else if ((strcmp(a, "--max-depth") == 0 && (!parse_u32(v, &o->max_depth) ||
+                                                    o->max_depth == 0)) ||
+                 (strcmp(a, "--full-limit") == 0 && (!parse_u32(v, &o->full_limit) ||
+                                                     o->full_limit == 0))) {
+            fprintf(stderr, "wasmdbg: %s: expected a positive number, got %s\n\n%s", a, v,
+                    profile_help);
+            return WD_EXIT_USAGE;
+        } else if (strcmp(a, "--mode") == 0) {
+            if (strcmp(v, "full") == 0)
+                o->mode = WD_PROF_FULL;
+            else if (strcmp(v, "cct") == 0)
+                o->mode = WD_PROF_CCT;
+            else if (strcmp(v, "auto") == 0)
+                o->mode = WD_PROF_AUTO;
+            else {
+                fprintf(stderr, "wasmdbg: --mode: expected full, cct or auto, got %s\n\n%s", v,
+                        profile_help);
+                return WD_EXIT_USAGE;
+            }
+        } else if (!takes) {
+            rest[(*nrest)++] = argv[i];
+        }
+    }
+    return -1;
+}
+
+/* "2023-09-26T09:10:09.860-00:00", as the reference names its files. */
+static void timestamp(char *buf, size_t size)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    time_t secs = ts.tv_sec;
+    gmtime_r(&secs, &tm);
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
+}
+
+static wd_prof_outcome outcome_of(wd_run_outcome o)
+{
+    switch (o) {
+    case WD_RUN_OK: return WD_PROF_OK;
+    case WD_RUN_TRAPPED: return WD_PROF_TRAPPED;
+    case WD_RUN_FAILED: return WD_PROF_FAILED;
+    case WD_RUN_STUCK: return WD_PROF_STUCK;
+    }
+    return WD_PROF_STUCK;
+}
+
+/* The runs the PVM reported since `*seen`, to the profiler. A trap's reason names the
+ * function and offset; where the kernel has DWARF line tables, the source line is added. */
+static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *seen,
+                        bool with_time)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    for (; *seen < n; (*seen)++) {
+        const wd_run_report *r = &runs[*seen];
+        char reason[sizeof r->reason + 300];
+        snprintf(reason, sizeof reason, "%s", r->reason);
+        const char *at = NULL;
+        for (const char *q = strstr(r->reason, " at 0x"); q != NULL; q = strstr(q + 1, " at 0x"))
+            at = q;
+        const wd_module *m = wd_pvm_module(s->pvm);
+        const char *file;
+        uint32_t line, col;
+        if (at != NULL && m != NULL &&
+            wd_srcloc_lookup(loc, m, (uint32_t)strtoul(at + 6, NULL, 16), &file, &line, &col))
+            snprintf(reason + strlen(reason), sizeof reason - strlen(reason), " (%s:%u)", file,
+                     line);
+        wd_prof_run_info info = {r->level, r->index, r->start, r->effective,
+                                 outcome_of(r->outcome), r->reboot, reason,
+                                 with_time ? (int64_t)(r->seconds * 1e9) : 0};
+        wd_prof_run_info_add(prof, &info);
+    }
+}
+
+static wd_status run_all(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, const popts *o,
+                         wd_error *err)
+{
+    uint32_t seen = 0;
+    if (o->no_reboot) {
+        wd_prof_level(prof, wd_pvm_level(s->pvm));
+        const wd_inbox *inbox = s->inputs != NULL && s->inputs->count > 0
+                                    ? &s->inputs->inboxes[0]
+                                    : NULL;
+        WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
+        WD_TRY(wd_pvm_kernel_run(s->pvm, err));
+        report_runs(s, prof, loc, &seen, o->with_time);
+        return WD_OK;
+    }
+    uint32_t count = s->inputs ? s->inputs->count : 0;
+    for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
+        bool more;
+        wd_prof_level(prof, wd_pvm_level(s->pvm));
+        WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
+        report_runs(s, prof, loc, &seen, o->with_time);
+    }
+    return WD_OK;
+}
+
+static bool had_failure(const wd_cli_pvm *s)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (runs[i].outcome != WD_RUN_OK)
+            return true;
+    return wd_pvm_stuck_reason(s->pvm) != NULL;
+}
+
+static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, const char *ts,
+                              wd_prof *prof, wd_trace_writer **w, wd_error *err)
+{
+    char depth[16], limit[16], hpb[16];
+    snprintf(depth, sizeof depth, "%u", o->max_depth);
+    snprintf(limit, sizeof limit, "%u", o->full_limit);
+    snprintf(hpb, sizeof hpb, "%u", s->costs.host_per_byte);
+    const wd_trace_meta meta[] = {
+        {"wasmdbg", WD_VERSION},
+        {"kernel", s->kernel_path},
+        {"tick_model", s->costs.name},
+        {"host_per_byte", hpb},
+        {"pvm_version", wd_pvm_version_name(s->cfg.version)},
+        {"timestamp", ts},
+        {"mode", wd_prof_mode_name(o->mode)},
+        {"full_limit", limit},
+        {"with_time", o->with_time ? "1" : "0"},
+        {"collapsed", o->collapsed ? "1" : "0"},
+        {"max_depth", depth},
+    };
+    WD_TRY(wd_trace_writer_open(ctx, o->record, meta, WD_ARRAY_COUNT(meta), NULL, 0, w, err));
+    wd_prof_record(prof, *w);
+    return WD_OK;
+}
+
+int wd_cli_profile(int argc, char **argv)
+{
+    popts o;
+    int nrest = 0;
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (rest == NULL)
+        return WD_EXIT_USAGE;
+    int code = parse(&o, argc, argv, rest, &nrest);
+    if (code >= 0) {
+        free(rest);
+        return code;
+    }
+    wd_ctx pctx;
+    wd_ctx_init(&pctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_prof_config cfg = {.mode = o.mode, .full_limit = o.full_limit};
+    wd_prof *prof;
+    if (wd_prof_new(&pctx, &cfg, &prof, &err) != WD_OK) {
+        free(rest);
+        fprintf(stderr, "wasmdbg: %s\n", err.msg);
+        return WD_EXIT_USAGE;
+    }
+    wd_profhook hook;
+    wd_profhook_init(&hook, &pctx, prof, o.with_time, 1000);
+    wd_cli_pvm s;
+    code = wd_cli_pvm_start_hooks(&s, nrest, rest, profile_help, o.json, &hook.hooks);
+    free(rest);
+    if (code >= 0) {
+        wd_profhook_fini(&hook);
+        wd_prof_free(prof);
+        return code;
+    }
+    char ts[64], *made = NULL;
+    timestamp(ts, sizeof ts);
+    const char *dir = NULL;
+    wd_trace_writer *w = NULL;
+    wd_srcloc loc;
+    wd_srcloc_init(&loc, &pctx);
+    wd_status st = WD_OK;
+    if (!wd_cli_prof_dir(o.out_dir ? o.out_dir : s.flamecharts_dir, &made, &dir))
+        st = WD_ERR_IO;
+    else if (o.record != NULL)
+        st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
+    if (st == WD_OK)
+        st = run_all(&s, prof, &loc, &o, &err);
+    if (st == WD_OK) {
+        wd_prof_end(prof, wd_pvm_ticks(s.pvm));
+        wd_prof_record(prof, NULL);
+        st = wd_trace_writer_close(w, &err);
+        w = NULL;
+    }
+    if (st == WD_OK) {
+        if (s.debug_mid_line && !o.json)
+            printf("\n");
+        char base[128];
+        snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
+        wd_cli_prof_opts po = {
+            .ctx = &pctx,
+            .out = {.dir = dir, .base = base, .collapsed = o.collapsed,
+                    .with_time = o.with_time, .max_depth = o.max_depth,
+                    .kernel = s.kernel_path, .tick_model = s.costs.name,
+                    .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts},
+            .json = o.json,
+            .host_per_byte = s.costs.host_per_byte,
+        };
+        code = wd_cli_prof_finish(prof, &po);
+        if (code == WD_EXIT_OK && o.fail_on_stuck && had_failure(&s))
+            code = WD_EXIT_FAILED;
+    } else {
+        if (err.msg[0] != '\0')
+            fprintf(stderr, "wasmdbg: %s\n", err.msg);
+        code = WD_EXIT_USAGE;
+    }
+    wd_prof_record(prof, NULL);
+    wd_error ignored;
+    wd_error_clear(&ignored);
+    if (wd_trace_writer_close(w, &ignored) != WD_OK)
+        code = WD_EXIT_USAGE; /* only after an earlier failure: already reported */
+    wd_srcloc_fini(&loc);
+    wd_cli_pvm_finish(&s);
+    wd_profhook_fini(&hook);
+    wd_prof_free(prof);
+    free(made);
+    return code;
+}

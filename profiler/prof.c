@@ -1,0 +1,1188 @@
+/* prof.c: the call-stack engine (see prof.h): symbols, the trees, kernel runs, and the
+ * event rules. Outputs are in output.c, svg.c; traces in trace.c. */
+#include "profiler/prof_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiler/symbols.h"
+#include "profiler/trace.h"
+
+#define AUTO_LIMIT  (1u << 18)
+#define FULL_CAP    (1u << 24)
+#define STEP_FLOOR  1000u
+
+static const char *const kind_names[WD_PROF_KIND_COUNT] = {
+    "root", "entry", "direct", "indirect", "host", "internal", "section", "step",
+};
+
+static const char *const outcome_names[WD_PROF_OUTCOME_COUNT] = {"ok", "trapped", "failed",
+                                                                  "stuck"};
+
+const char *const wd_prof_phase_names[WD_PROF_PH_COUNT] = {"decode", "link", "init",
+                                                           "kernel_run"};
+
+const char *wd_prof_kind_name(wd_prof_kind kind)
+{
+    return (unsigned)kind < WD_PROF_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
+wd_prof_kind wd_prof_kind_parse(const char *name)
+{
+    for (int k = 0; k < WD_PROF_KIND_COUNT; k++)
+        if (strcmp(kind_names[k], name) == 0)
+            return (wd_prof_kind)k;
+    return WD_PROF_KIND_COUNT;
+}
+
+const char *wd_prof_mode_name(wd_prof_mode mode)
+{
+    return mode == WD_PROF_FULL ? "full" : mode == WD_PROF_CCT ? "cct" : "auto";
+}
+
+const char *wd_prof_outcome_name(wd_prof_outcome o)
+{
+    return (unsigned)o < WD_PROF_OUTCOME_COUNT ? outcome_names[o] : "?";
+}
+
+wd_prof_outcome wd_prof_outcome_parse(const char *name)
+{
+    for (int k = 0; k < WD_PROF_OUTCOME_COUNT; k++)
+        if (strcmp(outcome_names[k], name) == 0)
+            return (wd_prof_outcome)k;
+    return WD_PROF_OUTCOME_COUNT;
+}
+
+void prof_nomem(wd_prof *p)
+{
+    if (p->status == WD_OK)
+        p->status = wd_fail(&p->err, WD_ERR_NOMEM, 0, "out of memory in the profiler");
+}
+
+/* ---- trees ------------------------------------------------------------------------------ */
+
+void prof_tree_init(prof_tree *tr, wd_ctx *ctx)
+{
+    memset(tr, 0, sizeof *tr);
+    tr->ctx = ctx;
+}
+
+void prof_tree_fini(prof_tree *tr)
+{
+    wd_free(tr->ctx, tr->nodes);
+    wd_free(tr->ctx, tr->slots);
+    tr->nodes = NULL;
+    tr->slots = NULL;
+    tr->count = tr->cap = tr->slot_cap = tr->slot_used = 0;
+}
+
+uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+{
+    if (tr->count >= PROF_NONE - 1)
+        return PROF_NONE;
+    if (tr->count == tr->cap &&
+        !wd_grow(tr->ctx, (void **)&tr->nodes, &tr->cap, sizeof *tr->nodes, (uint64_t)tr->count + 1))
+        return PROF_NONE;
+    uint32_t n = tr->count++;
+    tr->nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
+                               .next_sibling = PROF_NONE, .last_child = PROF_NONE,
+                               .start = start};
+    if (parent != PROF_NONE) {
+        prof_node *par = &tr->nodes[parent];
+        if (par->last_child == PROF_NONE)
+            par->first_child = n;
+        else
+            tr->nodes[par->last_child].next_sibling = n;
+        par->last_child = n;
+    }
+    return n;
+}
+
+static inline uint32_t slot_hash(uint32_t parent, uint32_t sym)
+{
+    uint64_t k = ((uint64_t)parent << 32 | sym) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(k >> 32);
+}
+
+static bool rehash(prof_tree *tr)
+{
+    uint32_t cap = tr->slot_cap ? tr->slot_cap * 2 : 1024;
+    if (cap == 0 || cap > (1u << 31))
+        return false;
+    uint32_t *s = wd_calloc(tr->ctx, cap, sizeof *s);
+    if (s == NULL)
+        return false;
+    for (uint32_t i = 0; i < tr->slot_cap; i++) {
+        uint32_t n = tr->slots[i];
+        if (n == 0)
+            continue;
+        const prof_node *x = &tr->nodes[n - 1];
+        uint32_t h = slot_hash(x->parent, x->sym) & (cap - 1);
+        while (s[h] != 0)
+            h = (h + 1) & (cap - 1);
+        s[h] = n;
+    }
+    wd_free(tr->ctx, tr->slots);
+    tr->slots = s;
+    tr->slot_cap = cap;
+    return true;
+}
+
+uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+{
+    if (tr->slot_used * 2 >= tr->slot_cap && !rehash(tr))
+        return PROF_NONE;
+    uint32_t mask = tr->slot_cap - 1;
+    uint32_t h = slot_hash(parent, sym) & mask;
+    for (;;) {
+        uint32_t n = tr->slots[h];
+        if (n == 0)
+            break;
+        const prof_node *x = &tr->nodes[n - 1];
+        if (x->parent == parent && x->sym == sym)
+            return n - 1;
+        h = (h + 1) & mask;
+    }
+    uint32_t n = prof_tree_new(tr, parent, sym, start);
+    if (n != PROF_NONE) {
+        tr->slots[h] = n + 1;
+        tr->slot_used++;
+    }
+    return n;
+}
+
+bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
+{
+    *ticks = wd_alloc(tr->ctx, ((size_t)tr->count + 1) * sizeof **ticks);
+    *ns = wd_alloc(tr->ctx, ((size_t)tr->count + 1) * sizeof **ns);
+    if (*ticks == NULL || *ns == NULL) {
+        wd_free(tr->ctx, *ticks);
+        wd_free(tr->ctx, *ns);
+        *ticks = NULL;
+        *ns = NULL;
+        return false;
+    }
+    for (uint32_t i = 0; i < tr->count; i++) {
+        (*ticks)[i] = tr->nodes[i].t;
+        (*ns)[i] = tr->nodes[i].time;
+    }
+    for (uint32_t i = tr->count; i-- > 0;) {
+        uint32_t par = tr->nodes[i].parent;
+        if (par != PROF_NONE) {
+            (*ticks)[par] += (*ticks)[i];
+            (*ns)[par] += (*ns)[i];
+        }
+    }
+    return true;
+}
+
+bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns)
+{
+    if (p->tot == NULL || !p->ended || p->tot_count != p->tree.count) {
+        wd_free(p->ctx, p->tot);
+        wd_free(p->ctx, p->tns);
+        p->tot = NULL;
+        p->tns = NULL;
+        if (!prof_totals(&p->tree, &p->tot, &p->tns))
+            return false;
+        p->tot_count = p->tree.count;
+    }
+    *ticks = p->tot;
+    *ns = p->tns;
+    return true;
+}
+
+/* ---- symbols ---------------------------------------------------------------------------- */
+
+static uint32_t str_hash(wd_prof_kind kind, uint32_t idx, const char *s, size_t n)
+{
+    uint32_t h = 2166136261u ^ (uint32_t)kind * 16777619u;
+    h = (h ^ idx) * 16777619u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+static bool sym_rehash(wd_prof *p)
+{
+    uint32_t cap = p->sym_slot_cap ? p->sym_slot_cap * 2 : 256;
+    uint32_t *s = wd_calloc(p->ctx, cap, sizeof *s);
+    if (s == NULL)
+        return false;
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        prof_sym *y = &p->syms.data[i];
+        uint32_t h = y->hash & (cap - 1);
+        y->hash_next = s[h];
+        s[h] = i + 1;
+    }
+    wd_free(p->ctx, p->sym_slots);
+    p->sym_slots = s;
+    p->sym_slot_cap = cap;
+    return true;
+}
+
+static uint32_t sym_find(const wd_prof *p, wd_prof_kind kind, uint32_t idx, const char *raw,
+                         uint32_t h)
+{
+    if (p->sym_slot_cap == 0)
+        return PROF_NONE;
+    for (uint32_t n = p->sym_slots[h & (p->sym_slot_cap - 1)]; n != 0;) {
+        const prof_sym *y = &p->syms.data[n - 1];
+        if (y->hash == h && y->kind == kind && y->idx == idx && strcmp(y->raw, raw) == 0)
+            return n - 1;
+        n = y->hash_next;
+    }
+    return PROF_NONE;
+}
+
+static bool is_call_kind(wd_prof_kind k)
+{
+    return k == WD_PROF_ENTRY || k == WD_PROF_DIRECT || k == WD_PROF_INDIRECT;
+}
+
+static char *display_name(wd_ctx *ctx, wd_prof_kind kind, const char *raw)
+{
+    if (kind == WD_PROF_INTERNAL) {
+        size_t n = strlen(raw) + 16;
+        char *b = wd_alloc(ctx, n);
+        if (b == NULL)
+            return NULL;
+        snprintf(b, n, "%%interpreter(%s)", raw);
+        char *r = wd_sym_display(ctx, b);
+        wd_free(ctx, b);
+        return r;
+    }
+    char *d = wd_sym_demangle(ctx, raw);
+    return d != NULL ? d : wd_sym_display(ctx, raw);
+}
+
+uint32_t wd_prof_symbol(wd_prof *p, wd_prof_kind kind, uint32_t idx, const char *name,
+                        size_t size)
+{
+    if (p->status != WD_OK || (unsigned)kind >= WD_PROF_KIND_COUNT)
+        return PROF_NONE;
+    /* Known symbols with plain names are found without a copy (every kernel run asks again
+     * for the symbols of its new function objects). */
+    bool plain = true;
+    for (size_t i = 0; i < size && plain; i++)
+        plain = (unsigned char)name[i] >= 0x20 && (unsigned char)name[i] < 0x7F;
+    if (plain && p->sym_slot_cap != 0) {
+        uint32_t h = str_hash(kind, idx, name, size);
+        for (uint32_t n = p->sym_slots[h & (p->sym_slot_cap - 1)]; n != 0;) {
+            const prof_sym *y = &p->syms.data[n - 1];
+            if (y->hash == h && y->kind == kind && y->idx == idx &&
+                strncmp(y->raw, name, size) == 0 && y->raw[size] == '\0')
+                return n - 1;
+            n = y->hash_next;
+        }
+    }
+    char *raw = wd_sym_clean(p->ctx, name, size);
+    if (raw == NULL) {
+        prof_nomem(p);
+        return PROF_NONE;
+    }
+    uint32_t h = str_hash(kind, idx, raw, strlen(raw));
+    uint32_t found = sym_find(p, kind, idx, raw, h);
+    if (found != PROF_NONE) {
+        wd_free(p->ctx, raw);
+        return found;
+    }
+    if ((p->syms.count + 1) * 2 > p->sym_slot_cap && !sym_rehash(p)) {
+        wd_free(p->ctx, raw);
+        prof_nomem(p);
+        return PROF_NONE;
+    }
+    char *disp = display_name(p->ctx, kind, raw);
+    prof_sym y = {.kind = (uint8_t)kind, .idx = idx, .hash = h, .raw = raw, .name = disp};
+    if (disp == NULL || !WD_VEC_PUSH(p->ctx, &p->syms, y)) {
+        wd_free(p->ctx, raw);
+        wd_free(p->ctx, disp);
+        prof_nomem(p);
+        return PROF_NONE;
+    }
+    uint32_t id = p->syms.count - 1;
+    /* A function called in several ways is one function in statistics. */
+    p->syms.data[id].func = id;
+    if (is_call_kind(kind)) {
+        for (int k = WD_PROF_ENTRY; k <= WD_PROF_INDIRECT; k++) {
+            if (k == (int)kind)
+                continue;
+            uint32_t other = sym_find(p, (wd_prof_kind)k, idx, raw,
+                                      str_hash((wd_prof_kind)k, idx, raw, strlen(raw)));
+            if (other != PROF_NONE) {
+                p->syms.data[id].func = p->syms.data[other].func;
+                break;
+            }
+        }
+    }
+    uint32_t slot = h & (p->sym_slot_cap - 1);
+    p->syms.data[id].hash_next = p->sym_slots[slot];
+    p->sym_slots[slot] = id + 1;
+    if (p->rec != NULL)
+        wd_trace_put_symbol(p->rec, id, kind, idx, raw);
+    return id;
+}
+
+uint32_t wd_prof_symbol_count(const wd_prof *p)
+{
+    return p->syms.count;
+}
+
+void wd_prof_symbol_get(const wd_prof *p, uint32_t sym, wd_prof_sym_info *out)
+{
+    const prof_sym *y = &p->syms.data[sym];
+    *out = (wd_prof_sym_info){(wd_prof_kind)y->kind, y->idx, y->raw, y->name, y->func};
+}
+
+/* ---- life ------------------------------------------------------------------------------- */
+
+wd_status wd_prof_new(wd_ctx *ctx, const wd_prof_config *cfg, wd_prof **out, wd_error *err)
+{
+    *out = NULL;
+    wd_prof *p = wd_calloc(ctx, 1, sizeof *p);
+    if (p == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    p->ctx = ctx;
+    p->cfg = *cfg;
+    if (p->cfg.full_limit == 0)
+        p->cfg.full_limit = p->cfg.mode == WD_PROF_FULL ? FULL_CAP : AUTO_LIMIT;
+    if (p->cfg.step_floor == 0)
+        p->cfg.step_floor = STEP_FLOOR;
+    wd_error_clear(&p->err);
+    prof_tree_init(&p->tree, ctx);
+    p->cct = p->cfg.mode == WD_PROF_CCT;
+    /* Symbol 0 is the roots'. */
+    if (wd_prof_symbol(p, WD_PROF_ROOT, 0, "<root>", 6) != 0) {
+        wd_prof_free(p);
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    }
+    *out = p;
+    return WD_OK;
+}
+
+static void free_run(wd_ctx *ctx, prof_run *r)
+{
+    wd_free(ctx, r->reason);
+    wd_free(ctx, r->unwound);
+    wd_free(ctx, r->open);
+}
+
+void wd_prof_free(wd_prof *p)
+{
+    if (p == NULL)
+        return;
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        wd_free(p->ctx, p->syms.data[i].raw);
+        wd_free(p->ctx, p->syms.data[i].name);
+    }
+    WD_VEC_FREE(p->ctx, &p->syms);
+    wd_free(p->ctx, p->sym_slots);
+    prof_tree_fini(&p->tree);
+    wd_free(p->ctx, p->stack);
+    for (uint32_t i = 0; i < p->runs.count; i++)
+        free_run(p->ctx, &p->runs.data[i]);
+    WD_VEC_FREE(p->ctx, &p->runs);
+    for (uint32_t i = 0; i < p->deferred.count; i++)
+        wd_free(p->ctx, p->deferred.data[i].data);
+    WD_VEC_FREE(p->ctx, &p->deferred);
+    wd_free(p->ctx, p->trail);
+    WD_VEC_FREE(p->ctx, &p->hot);
+    wd_free(p->ctx, p->hot_slots);
+    wd_free(p->ctx, p->tot);
+    wd_free(p->ctx, p->tns);
+    wd_free(p->ctx, p);
+}
+
+wd_status wd_prof_status(const wd_prof *p, wd_error *err)
+{
+    if (p->status != WD_OK && err != NULL)
+        *err = p->err;
+    return p->status;
+}
+
+/* ---- the engine ------------------------------------------------------------------------- */
+
+/* Full tree to calling-context tree: every node is merged into the node of its call path
+ * (parents first: children always come after their parents). Done nodes add their self
+ * ticks, and so do the suspended nodes of the stack; the running one's t is a (virtual)
+ * start V: merged with done nodes holding A, the path's node gets V - A, so that T - (V - A)
+ * is A plus what the running call has had. */
+static bool to_cct(wd_prof *p)
+{
+    prof_tree old = p->tree, nt;
+    prof_tree_init(&nt, p->ctx);
+    uint32_t *map = wd_alloc(p->ctx, ((size_t)old.count + 1) * sizeof *map);
+    bool *open = wd_calloc(p->ctx, (size_t)old.count + 1, sizeof *open);
+    bool ok = map != NULL && open != NULL;
+    for (uint32_t i = 0; ok && i < p->depth; i++)
+        open[p->stack[i].node] = true;
+    for (uint32_t i = 0; ok && i < old.count; i++) {
+        const prof_node *x = &old.nodes[i];
+        uint32_t n = x->parent == PROF_NONE ? prof_tree_new(&nt, PROF_NONE, x->sym, x->start)
+                                            : prof_tree_child(&nt, map[x->parent], x->sym,
+                                                              x->start);
+        if (n == PROF_NONE) {
+            ok = false;
+            break;
+        }
+        map[i] = n;
+        nt.nodes[n].calls += x->calls;
+        if (!open[i]) {
+            nt.nodes[n].t += x->t;
+            nt.nodes[n].time += x->time;
+        }
+    }
+    for (uint32_t i = 0; ok && i < p->depth; i++) {
+        uint32_t o = p->stack[i].node, n = map[o];
+        uint64_t merged = nt.nodes[n].t;
+        if (i + 1 == p->depth) { /* running: t is a (virtual) start */
+            nt.nodes[n].t = old.nodes[o].t - merged;
+            nt.nodes[n].time = old.nodes[o].time - nt.nodes[n].time;
+        } else { /* suspended: t is its self ticks so far */
+            nt.nodes[n].t = old.nodes[o].t + merged;
+            nt.nodes[n].time = old.nodes[o].time + nt.nodes[n].time;
+        }
+        /* a frame's base (self before the call) grows by what merged into its node */
+        p->stack[i].base += merged;
+        p->stack[i].node = n;
+    }
+    for (uint32_t i = 0; ok && i < p->runs.count; i++)
+        p->runs.data[i].root = map[p->runs.data[i].root];
+    wd_free(p->ctx, map);
+    wd_free(p->ctx, open);
+    if (!ok) {
+        prof_tree_fini(&nt);
+        return false;
+    }
+    prof_tree_fini(&p->tree);
+    p->tree = nt;
+    p->cct = true;
+    p->switched = true;
+    p->switched_at = p->calls;
+    return true;
+}
+
+/* Enters `sym` under the current node at T; false on OOM. */
+static bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+{
+    uint32_t parent = p->stack[p->depth - 1].node;
+    uint32_t n;
+    if (p->cct) {
+        n = prof_tree_child(&p->tree, parent, sym, T);
+    } else {
+        if (WD_UNLIKELY(p->tree.count >= p->cfg.full_limit) && !to_cct(p))
+            return false;
+        parent = p->stack[p->depth - 1].node;
+        n = p->cct ? prof_tree_child(&p->tree, parent, sym, T)
+                   : prof_tree_new(&p->tree, parent, sym, T);
+    }
+    if (WD_UNLIKELY(n == PROF_NONE))
+        return false;
+    if (WD_UNLIKELY(p->depth == p->stack_cap) &&
+        !wd_grow(p->ctx, (void **)&p->stack, &p->stack_cap, sizeof *p->stack,
+                 (uint64_t)p->depth + 1))
+        return false;
+    prof_node *nodes = p->tree.nodes;
+    prof_node *par = &nodes[parent];
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    prof_node *x = &nodes[n];
+    p->stack[p->depth++] = (prof_frame){n, sym, p->syms.data[sym].kind, x->t};
+    x->t = T - x->t;
+    x->time = ns - x->time;
+    x->calls++;
+    return true;
+}
+
+/* Ends the current node at T; returns the self ticks this call added. */
+static uint64_t leave(wd_prof *p, uint64_t T, int64_t ns)
+{
+    prof_frame f = p->stack[--p->depth];
+    prof_node *nodes = p->tree.nodes;
+    prof_node *x = &nodes[f.node];
+    x->t = T - x->t;
+    x->time = ns - x->time;
+    prof_node *par = &nodes[p->stack[p->depth - 1].node];
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    return x->t - f.base;
+}
+
+static inline wd_prof_kind top_kind(const wd_prof *p)
+{
+    return (wd_prof_kind)p->stack[p->depth - 1].kind;
+}
+
+static inline uint32_t top_sym(const wd_prof *p)
+{
+    return p->stack[p->depth - 1].sym;
+}
+
+/* ---- hot steps -------------------------------------------------------------------------- */
+
+static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint64_t operand)
+{
+    if (cost < p->cfg.step_floor || p->runs.count == 0)
+        return;
+    if ((p->hot.count + 1) * 2 > p->hot_slot_cap) {
+        uint32_t cap = p->hot_slot_cap ? p->hot_slot_cap * 2 : 64;
+        uint32_t *s = wd_calloc(p->ctx, cap, sizeof *s);
+        if (s == NULL) {
+            prof_nomem(p);
+            return;
+        }
+        for (uint32_t i = 0; i < p->hot.count; i++) {
+            uint32_t h = slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
+            while (s[h] != 0)
+                h = (h + 1) & (cap - 1);
+            s[h] = i + 1;
+        }
+        wd_free(p->ctx, p->hot_slots);
+        p->hot_slots = s;
+        p->hot_slot_cap = cap;
+    }
+    uint32_t mask = p->hot_slot_cap - 1, h = slot_hash(what, in) & mask;
+    uint32_t run = p->runs.count - 1;
+    for (;; h = (h + 1) & mask) {
+        uint32_t n = p->hot_slots[h];
+        if (n == 0)
+            break;
+        prof_hot *x = &p->hot.data[n - 1];
+        if (x->what == what && x->in == in) {
+            x->count++;
+            x->total += cost;
+            if (cost > x->ticks)
+                x->ticks = cost, x->operand = operand, x->run = run;
+            return;
+        }
+    }
+    prof_hot x = {what, in, cost, operand, run, 1, cost};
+    if (!WD_VEC_PUSH(p->ctx, &p->hot, x)) {
+        prof_nomem(p);
+        return;
+    }
+    p->hot_slots[h] = p->hot.count;
+}
+
+/* The function the current node belongs to (the nearest call below sections and phases). */
+static uint32_t current_function(const wd_prof *p)
+{
+    for (uint32_t i = p->depth; i-- > 1;) {
+        wd_prof_kind k = (wd_prof_kind)p->stack[i].kind;
+        if (is_call_kind(k) || k == WD_PROF_HOST)
+            return p->stack[i].sym;
+    }
+    return PROF_NONE;
+}
+
+/* ---- runs ------------------------------------------------------------------------------- */
+
+static bool copy_syms(wd_prof *p, uint32_t **out, uint32_t *count, const uint32_t *src,
+                      uint32_t n)
+{
+    *out = NULL;
+    *count = 0;
+    if (n == 0)
+        return true;
+    *out = wd_alloc(p->ctx, (size_t)n * sizeof **out);
+    if (*out == NULL)
+        return false;
+    memcpy(*out, src, (size_t)n * sizeof **out);
+    *count = n;
+    return true;
+}
+
+/* Closes the current run at tick T: what is still open ends there. */
+static void run_end(wd_prof *p, uint64_t T, bool stop)
+{
+    prof_run *r = &p->runs.data[p->runs.count - 1];
+    if (p->depth > 1) {
+        uint32_t n = p->depth - 1;
+        uint32_t *open = wd_alloc(p->ctx, (size_t)n * sizeof *open);
+        if (open == NULL) {
+            prof_nomem(p);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                open[i] = p->stack[p->depth - 1 - i].sym;
+            r->open = open;
+            r->open_count = n;
+        }
+        r->stopped = stop;
+        r->inconsistent = !stop;
+        r->stop_tick = T;
+        /* A stop has no clock reading of its own: the last event's is used. */
+        while (p->depth > 1)
+            (void)leave(p, T, p->last_ns);
+    }
+    prof_node *root = &p->tree.nodes[r->root];
+    root->t = T - root->t;
+    root->time = p->last_ns - root->time;
+    p->depth = 0;
+    p->in_run = false;
+    if (!copy_syms(p, &r->unwound, &r->unwound_count, p->trail, p->trail_count))
+        prof_nomem(p);
+    p->trail_count = 0;
+    p->last_was_ret = false;
+    for (uint32_t i = 0; i < p->deferred.count; i++)
+        wd_free(p->ctx, p->deferred.data[i].data);
+    p->deferred.count = 0;
+}
+
+static bool run_begin(wd_prof *p, uint64_t T, int64_t ns)
+{
+    if (p->in_run)
+        run_end(p, p->runs.data[p->runs.count - 1].last, false);
+    prof_run r = {.level = p->level, .index = p->run_in_level++, .start = T, .last = T};
+    r.root = prof_tree_new(&p->tree, PROF_NONE, 0, T);
+    if (r.root == PROF_NONE || !WD_VEC_PUSH(p->ctx, &p->runs, r))
+        return false;
+    if (p->stack_cap == 0 &&
+        !wd_grow(p->ctx, (void **)&p->stack, &p->stack_cap, sizeof *p->stack, 64))
+        return false;
+    p->tree.nodes[r.root].t = T;
+    p->tree.nodes[r.root].time = ns;
+    p->stack[0] = (prof_frame){r.root, 0, WD_PROF_ROOT, 0};
+    p->depth = 1;
+    p->in_run = true;
+    if (p->level + 1 > p->levels)
+        p->levels = p->level + 1;
+    return true;
+}
+
+static inline bool ensure_run(wd_prof *p, uint64_t T, int64_t ns)
+{
+    p->last_ns = ns;
+    if (WD_LIKELY(p->in_run)) {
+        p->runs.data[p->runs.count - 1].last = T;
+        return true;
+    }
+    if (!run_begin(p, T, ns)) {
+        prof_nomem(p);
+        return false;
+    }
+    return true;
+}
+
+/* ---- events ----------------------------------------------------------------------------- */
+
+void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
+{
+    if (p->rec != NULL)
+        wd_trace_put_call(p->rec, ticks, ns, sym);
+    if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
+        return;
+    p->calls++;
+    p->last_was_ret = false;
+    if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
+        prof_nomem(p);
+}
+
+static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin);
+
+static void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
+{
+    if (!p->last_was_ret || T != p->trail_tick)
+        p->trail_count = 0;
+    p->trail_tick = T;
+    p->last_was_ret = true;
+    if (p->trail_count == p->trail_cap &&
+        !wd_grow(p->ctx, (void **)&p->trail, &p->trail_cap, sizeof *p->trail,
+                 (uint64_t)p->trail_count + 1)) {
+        prof_nomem(p);
+        return;
+    }
+    p->trail[p->trail_count++] = sym;
+}
+
+void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
+{
+    if (p->rec != NULL)
+        wd_trace_put_ret(p->rec, ticks, ns);
+    if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
+        return;
+    p->runs.data[p->runs.count - 1].last = ticks;
+    p->last_ns = ns;
+    /* The innermost call: sections above it end with it; a phase in between means the
+     * return belongs to no open call. */
+    uint32_t i = p->depth - 1;
+    while (i > 0 && p->stack[i].kind == WD_PROF_SECTION)
+        i--;
+    if (i == 0)
+        return;
+    wd_prof_kind k = (wd_prof_kind)p->stack[i].kind;
+    if (k != WD_PROF_HOST && !is_call_kind(k))
+        return;
+    while (p->depth - 1 > i)
+        (void)leave(p, ticks, ns);
+    uint32_t sym = top_sym(p);
+    uint64_t self = leave(p, ticks, ns);
+    trail_add(p, ticks, sym);
+    if (k == WD_PROF_HOST) {
+        hot_add(p, sym, current_function(p), self, 0);
+        /* Sections reported by the host call (write_debug) take effect now it is over. */
+        for (uint32_t d = 0; d < p->deferred.count && p->status == WD_OK; d++)
+            apply_section(p, ticks, ns, p->deferred.data[d].data, p->deferred.data[d].begin);
+        for (uint32_t d = 0; d < p->deferred.count; d++)
+            wd_free(p->ctx, p->deferred.data[d].data);
+        p->deferred.count = 0;
+    }
+}
+
+static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin)
+{
+    if (begin) {
+        uint32_t sym = wd_prof_symbol(p, WD_PROF_SECTION, 0, data, strlen(data));
+        if (sym == PROF_NONE || !enter(p, T, ns, sym))
+            prof_nomem(p);
+        return;
+    }
+    /* The innermost open section with this data among the sections on top of the stack. */
+    uint32_t sym = wd_prof_symbol(p, WD_PROF_SECTION, 0, data, strlen(data));
+    for (uint32_t i = p->depth - 1; i > 0 && sym != PROF_NONE; i--) {
+        if (p->stack[i].kind != WD_PROF_SECTION)
+            return; /* not in this frame: a stray end */
+        if (p->stack[i].sym == sym) {
+            while (p->depth > i)
+                (void)leave(p, T, ns);
+            return;
+        }
+    }
+}
+
+static void section_event(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin)
+{
+    if (top_kind(p) == WD_PROF_HOST) {
+        prof_deferred d = {begin, wd_strndup(p->ctx, data, strlen(data))};
+        if (d.data == NULL || !WD_VEC_PUSH(p->ctx, &p->deferred, d)) {
+            wd_free(p->ctx, d.data);
+            prof_nomem(p);
+        }
+        return;
+    }
+    apply_section(p, T, ns, data, begin);
+}
+
+void wd_prof_phase(wd_prof *p, uint64_t ticks, int64_t ns, const char *name, bool begin)
+{
+    if (p->rec != NULL)
+        wd_trace_put_phase(p->rec, ticks, ns, name, begin);
+    if (WD_UNLIKELY(p->status != WD_OK))
+        return;
+    if (begin && strcmp(name, "decode") == 0 && !run_begin(p, ticks, ns)) {
+        prof_nomem(p);
+        return;
+    }
+    if (!ensure_run(p, ticks, ns))
+        return;
+    if (strncmp(name, "section:", 8) == 0) {
+        section_event(p, ticks, ns, name + 8, begin);
+        return;
+    }
+    if (begin) {
+        uint32_t sym = wd_prof_symbol(p, WD_PROF_INTERNAL, 0, name, strlen(name));
+        if (sym == PROF_NONE || !enter(p, ticks, ns, sym))
+            prof_nomem(p);
+        return;
+    }
+    uint32_t want = wd_prof_symbol(p, WD_PROF_INTERNAL, 0, name, strlen(name));
+    for (uint32_t i = p->depth - 1; i > 0 && want != PROF_NONE; i--) {
+        if (p->stack[i].sym == want) {
+            while (p->depth - 1 > i)
+                (void)leave(p, ticks, ns);
+            uint32_t sym = top_sym(p);
+            uint64_t self = leave(p, ticks, ns);
+            hot_add(p, sym, current_function(p), self, 0);
+            return;
+        }
+    }
+}
+
+void wd_prof_step(wd_prof *p, uint64_t ticks, uint64_t cost, const char *what, uint64_t operand)
+{
+    if (p->rec != NULL)
+        wd_trace_put_step(p->rec, ticks, cost, what, operand);
+    if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run || cost < p->cfg.step_floor)
+        return;
+    uint32_t sym = wd_prof_symbol(p, WD_PROF_STEP, 0, what, strlen(what));
+    if (sym != PROF_NONE)
+        hot_add(p, sym, current_function(p), cost, operand);
+}
+
+void wd_prof_level(wd_prof *p, uint32_t level)
+{
+    if (p->rec != NULL)
+        wd_trace_put_level(p->rec, level);
+    if (p->status != WD_OK)
+        return;
+    if (p->in_run)
+        run_end(p, p->runs.data[p->runs.count - 1].last, false);
+    p->level = level;
+    p->run_in_level = 0;
+    if (level + 1 > p->levels)
+        p->levels = level + 1;
+}
+
+void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info)
+{
+    if (p->rec != NULL)
+        wd_trace_put_run_info(p->rec, info);
+    if (p->status != WD_OK || p->info_next >= p->runs.count)
+        return;
+    uint32_t i = p->info_next++;
+    prof_run *r = &p->runs.data[i];
+    if (p->in_run && i == p->runs.count - 1) {
+        uint64_t stop = info->start + info->effective;
+        run_end(p, stop >= r->last ? stop : r->last, info->outcome == WD_PROF_STUCK);
+        r = &p->runs.data[i];
+    }
+    r->has_info = true;
+    r->level = info->level;
+    r->index = info->index;
+    r->effective = info->effective;
+    r->outcome = info->outcome;
+    r->reboot = info->reboot;
+    r->wall_ns = info->ns;
+    r->reason = wd_strndup(p->ctx, info->reason ? info->reason : "",
+                           info->reason ? strlen(info->reason) : 0);
+    if (r->reason == NULL)
+        prof_nomem(p);
+}
+
+void wd_prof_end(wd_prof *p, uint64_t ticks)
+{
+    if (p->rec != NULL)
+        wd_trace_put_end(p->rec, ticks);
+    if (p->ended)
+        return;
+    if (p->status == WD_OK && p->in_run)
+        run_end(p, p->runs.data[p->runs.count - 1].last, false);
+    p->end_ticks = ticks;
+    p->ended = true;
+}
+
+/* ---- results ---------------------------------------------------------------------------- */
+
+uint32_t wd_prof_run_count(const wd_prof *p)
+{
+    return p->runs.count;
+}
+
+static int phase_of(const wd_prof *p, uint32_t sym)
+{
+    const prof_sym *y = &p->syms.data[sym];
+    if (y->kind == WD_PROF_ENTRY)
+        return strcmp(y->raw, "kernel_run") == 0 ? WD_PROF_PH_KERNEL_RUN : -1;
+    if (y->kind != WD_PROF_INTERNAL)
+        return -1;
+    for (int k = 0; k < WD_PROF_PH_KERNEL_RUN; k++)
+        if (strcmp(y->raw, wd_prof_phase_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* Inclusive ticks and ns of `n`'s subtree (iterative: trees can be 60,000 deep). */
+static void subtree(const prof_tree *tr, uint32_t n, uint64_t *ticks, int64_t *ns, uint64_t *calls)
+{
+    *ticks = 0;
+    *ns = 0;
+    *calls = 0;
+    uint32_t x = n;
+    for (;;) {
+        const prof_node *y = &tr->nodes[x];
+        *ticks += y->t;
+        *ns += y->time;
+        *calls += y->calls;
+        if (y->first_child != PROF_NONE) {
+            x = y->first_child;
+            continue;
+        }
+        while (x != n && tr->nodes[x].next_sibling == PROF_NONE)
+            x = tr->nodes[x].parent;
+        if (x == n)
+            return;
+        x = tr->nodes[x].next_sibling;
+    }
+}
+
+void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
+{
+    const prof_run *r = &p->runs.data[i];
+    memset(out, 0, sizeof *out);
+    out->level = r->level;
+    out->index = r->index;
+    out->start = r->start;
+    for (uint32_t c = p->tree.nodes[r->root].first_child; c != PROF_NONE;
+         c = p->tree.nodes[c].next_sibling) {
+        uint64_t t, calls;
+        int64_t ns;
+        subtree(&p->tree, c, &t, &ns, &calls);
+        out->ticks += t;
+        out->ns += ns;
+        out->calls += calls;
+        int ph = phase_of(p, p->tree.nodes[c].sym);
+        if (ph >= 0) {
+            out->phase[ph] += t;
+            out->phase_ns[ph] += ns;
+            out->has_phase[ph] = true;
+        }
+    }
+    out->has_info = r->has_info;
+    out->effective = r->effective;
+    out->outcome = r->outcome;
+    out->reboot = r->reboot;
+    out->reason = r->reason ? r->reason : "";
+    out->wall_ns = r->wall_ns;
+    out->stopped = r->stopped;
+    out->stop_tick = r->stop_tick;
+    out->inconsistent = r->inconsistent;
+    out->unwound = r->unwound;
+    out->unwound_count = r->unwound_count;
+    out->open = r->open;
+    out->open_count = r->open_count;
+}
+
+void wd_prof_get_stats(const wd_prof *p, wd_prof_stats *out)
+{
+    *out = (wd_prof_stats){
+        .mode = p->cct ? WD_PROF_CCT : WD_PROF_FULL,
+        .asked = p->cfg.mode,
+        .switched = p->switched,
+        .switched_at = p->switched_at,
+        .calls = p->calls,
+        .nodes = p->tree.count,
+        .end_ticks = p->end_ticks,
+        .levels = p->levels,
+        .bytes = (size_t)p->tree.cap * sizeof(prof_node) + (size_t)p->tree.slot_cap * 4 +
+                 (size_t)p->stack_cap * sizeof(prof_frame),
+    };
+}
+
+/* Merges the subtree of `from` (in p's tree) under `to` in `out`. Nodes deeper than
+ * max_depth (0: no limit) fold into their ancestor at max_depth. */
+static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
+                          uint32_t to, uint32_t max_depth)
+{
+    const prof_tree *tr = &p->tree;
+    uint32_t *map = NULL, map_cap = 0; /* out node per depth */
+    bool ok = true;
+    uint32_t x = tr->nodes[from].first_child, depth = 1;
+    while (ok && x != PROF_NONE) {
+        const prof_node *y = &tr->nodes[x];
+        if (depth >= map_cap &&
+            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1)) {
+            ok = false;
+            break;
+        }
+        map[0] = to;
+        uint32_t n;
+        if (max_depth != 0 && depth > max_depth)
+            n = map[max_depth];
+        else
+            n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
+        if (n == PROF_NONE) {
+            ok = false;
+            break;
+        }
+        map[depth] = n;
+        out->nodes[n].t += y->t;
+        out->nodes[n].time += y->time;
+        if (max_depth == 0 || depth <= max_depth)
+            out->nodes[n].calls += y->calls;
+        if (y->first_child != PROF_NONE) {
+            x = y->first_child;
+            depth++;
+            continue;
+        }
+        while (x != from && tr->nodes[x].next_sibling == PROF_NONE) {
+            x = tr->nodes[x].parent;
+            depth--;
+        }
+        x = x == from ? PROF_NONE : tr->nodes[x].next_sibling;
+    }
+    wd_free(p->ctx, map);
+    return ok;
+}
+
+bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
+{
+    prof_tree_init(out, p->ctx);
+    uint32_t root = prof_tree_new(out, PROF_NONE, 0, 0);
+    if (root == PROF_NONE)
+        return false;
+    for (uint32_t i = 0; i < p->runs.count; i++) {
+        if (!merge_subtree(p, key, p->runs.data[i].root, out, root, max_depth)) {
+            prof_tree_fini(out);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Per-function figures of the subtrees of `roots` in `tr`: self, calls and, counting a
+ * function once per stack (recursion), total. */
+static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
+                             wd_prof_func *f)
+{
+    const prof_tree *tr = &p->tree;
+    const uint64_t *tot;
+    const int64_t *tns;
+    if (!prof_tree_totals(p, &tot, &tns))
+        return false;
+    uint32_t *active = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *active);
+    if (active == NULL)
+        return false;
+    for (uint32_t r = 0; r < nroots; r++) {
+        uint32_t from = roots[r], x = tr->nodes[from].first_child;
+        while (x != PROF_NONE) {
+            const prof_node *y = &tr->nodes[x];
+            uint32_t fn = p->syms.data[y->sym].func;
+            f[fn].self += y->t;
+            f[fn].self_ns += y->time;
+            f[fn].calls += y->calls;
+            if (active[fn]++ == 0) {
+                f[fn].total += tot[x];
+                f[fn].total_ns += tns[x];
+            }
+            if (y->first_child != PROF_NONE) {
+                x = y->first_child;
+                continue;
+            }
+            for (;;) {
+                active[p->syms.data[tr->nodes[x].sym].func]--;
+                if (tr->nodes[x].next_sibling != PROF_NONE) {
+                    x = tr->nodes[x].next_sibling;
+                    break;
+                }
+                x = tr->nodes[x].parent;
+                if (x == from) {
+                    x = PROF_NONE;
+                    break;
+                }
+            }
+        }
+    }
+    wd_free(p->ctx, active);
+    return true;
+}
+
+static const wd_prof *sort_prof;
+static bool sort_by_total;
+
+static int cmp_func(const void *a, const void *b)
+{
+    const wd_prof_func *x = a, *y = b;
+    uint64_t kx = sort_by_total ? x->total : x->self, ky = sort_by_total ? y->total : y->self;
+    if (kx != ky)
+        return kx > ky ? -1 : 1;
+    int c = strcmp(sort_prof->syms.data[x->sym].name, sort_prof->syms.data[y->sym].name);
+    return c != 0 ? c : (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_func **out,
+                            uint32_t *count, wd_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    uint32_t n = p->syms.count;
+    wd_prof_func *f = wd_calloc(p->ctx, (size_t)n + 1, sizeof *f);
+    if (f == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    bool ok;
+    if (run == UINT32_MAX) {
+        uint32_t *roots = wd_alloc(p->ctx, ((size_t)p->runs.count + 1) * sizeof *roots);
+        ok = roots != NULL;
+        for (uint32_t i = 0; ok && i < p->runs.count; i++)
+            roots[i] = p->runs.data[i].root;
+        ok = ok && function_figures(p, roots, p->runs.count, f);
+        wd_free(p->ctx, roots);
+    } else {
+        ok = function_figures(p, &p->runs.data[run].root, 1, f);
+    }
+    if (!ok) {
+        wd_free(p->ctx, f);
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (f[i].self == 0 && f[i].total == 0 && f[i].calls == 0)
+            continue;
+        f[k] = f[i];
+        f[k].sym = i;
+        k++;
+    }
+    sort_prof = p;
+    sort_by_total = by_total;
+    qsort(f, k, sizeof *f, cmp_func);
+    *out = f;
+    *count = k;
+    return WD_OK;
+}
+
+static int cmp_hot(const void *a, const void *b)
+{
+    const wd_prof_hot *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks > y->ticks ? -1 : 1;
+    if (x->what != y->what)
+        return x->what < y->what ? -1 : 1;
+    return (x->in > y->in) - (x->in < y->in);
+}
+
+wd_status wd_prof_hot_steps(wd_prof *p, double min_share, uint32_t max, wd_prof_hot **out,
+                            uint32_t *count, wd_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    wd_prof_hot *h = wd_calloc(p->ctx, (size_t)p->hot.count + 1, sizeof *h);
+    if (h == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->hot.count; i++) {
+        const prof_hot *x = &p->hot.data[i];
+        wd_prof_run r;
+        wd_prof_run_get(p, x->run, &r);
+        uint64_t base = r.ticks != 0 ? r.ticks : 1;
+        double share = (double)x->ticks / (double)base;
+        if (share < min_share)
+            continue;
+        h[k++] = (wd_prof_hot){x->what, x->in, x->ticks, x->operand, r.level, r.index,
+                               x->count, x->total, share};
+    }
+    qsort(h, k, sizeof *h, cmp_hot);
+    *out = h;
+    *count = k < max ? k : max;
+    return WD_OK;
+}
+
+uint32_t *prof_display_groups(const wd_prof *p)
+{
+    uint32_t n = p->syms.count, cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *g = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *g);
+    uint32_t *slots = wd_calloc(p->ctx, cap, sizeof *slots);
+    if (g == NULL || slots == NULL) {
+        wd_free(p->ctx, g);
+        wd_free(p->ctx, slots);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *name = p->syms.data[i].name;
+        uint32_t h = str_hash(WD_PROF_ROOT, 0, name, strlen(name)) & (cap - 1);
+        for (;; h = (h + 1) & (cap - 1)) {
+            uint32_t s = slots[h];
+            if (s == 0) {
+                slots[h] = i + 1;
+                g[i] = i;
+                break;
+            }
+            if (strcmp(p->syms.data[s - 1].name, name) == 0) {
+                g[i] = s - 1;
+                break;
+            }
+        }
+    }
+    wd_free(p->ctx, slots);
+    return g;
+}

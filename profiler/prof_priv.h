@@ -1,0 +1,157 @@
+/* prof_priv.h: what the profiler's files share (private to profiler/). */
+#ifndef WD_PROFILER_PROF_PRIV_H
+#define WD_PROFILER_PROF_PRIV_H
+
+#include "profiler/prof.h"
+
+#define PROF_NONE UINT32_MAX
+
+/* A node of a tree (full or calling-context). Children are a list in first-call order. */
+typedef struct prof_node {
+    uint32_t sym;
+    uint32_t parent;
+    uint32_t first_child, next_sibling, last_child;
+    uint64_t calls;
+    uint64_t t;     /* running: (virtual) start tick; otherwise self ticks */
+    int64_t time;   /* the same in nanoseconds */
+    uint64_t start; /* tick of its first call */
+} prof_node;
+
+/* Nodes with, for calling-context trees, a hash of (parent, symbol) -> node. */
+typedef struct prof_tree {
+    wd_ctx *ctx;
+    prof_node *nodes;
+    uint32_t count, cap;
+    uint32_t *slots; /* node + 1, 0 empty; slot_cap a power of 2 (0: no hash) */
+    uint32_t slot_cap, slot_used;
+} prof_tree;
+
+void prof_tree_init(prof_tree *tr, wd_ctx *ctx);
+void prof_tree_fini(prof_tree *tr);
+/* A new child of `parent` (PROF_NONE: a root) appended to its children; PROF_NONE on OOM. */
+uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start);
+/* The child of `parent` with `sym`, created (with prof_tree_new) when missing. */
+uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start);
+
+typedef struct prof_sym {
+    uint8_t kind;
+    uint32_t idx;
+    uint32_t func;    /* function group: the id of the first symbol of this function */
+    uint32_t hash_next;
+    uint32_t hash;
+    char *raw;
+    char *name;       /* display name (may be raw) */
+} prof_sym;
+
+typedef struct prof_run {
+    uint32_t level, index;
+    uint32_t root;
+    uint64_t start, last; /* first and last event ticks */
+    bool has_info;
+    uint64_t effective;
+    wd_prof_outcome outcome;
+    bool reboot;
+    char *reason;
+    int64_t wall_ns;
+    bool stopped, inconsistent;
+    uint64_t stop_tick;
+    uint32_t *unwound, unwound_count;
+    uint32_t *open, open_count;
+} prof_run;
+
+typedef struct prof_hot {
+    uint32_t what, in;
+    uint64_t ticks, operand;
+    uint32_t run;          /* the run of the most expensive one */
+    uint64_t count, total;
+} prof_hot;
+
+typedef struct prof_frame {
+    uint32_t node;
+    uint32_t sym;  /* the node's symbol and its kind, at hand for returns */
+    uint8_t kind;
+    uint64_t base; /* the node's t (self ticks) before this call: what this call added is
+                      t - base when it ends */
+} prof_frame;
+
+typedef struct prof_deferred {
+    bool begin;
+    char *data;
+} prof_deferred;
+
+struct wd_trace_writer;
+
+struct wd_prof {
+    wd_ctx *ctx;
+    wd_prof_config cfg;
+    wd_status status;
+    wd_error err;
+
+    WD_VEC(prof_sym) syms;
+    uint32_t *sym_slots; /* hash heads: symbol + 1 */
+    uint32_t sym_slot_cap;
+
+    prof_tree tree;
+    bool cct;
+    bool switched;
+    uint64_t switched_at;
+
+    prof_frame *stack; /* stack[0] is the run's root, stack[depth - 1] the current node */
+    uint32_t depth, stack_cap;
+
+    WD_VEC(prof_run) runs;
+    bool in_run;
+    uint32_t level, levels, run_in_level;
+    uint32_t info_next;
+
+    WD_VEC(prof_deferred) deferred;
+
+    uint32_t *trail; /* symbols of the returns at trail_tick, innermost first */
+    uint32_t trail_count, trail_cap;
+    uint64_t trail_tick;
+    bool last_was_ret;
+
+    WD_VEC(prof_hot) hot;
+    uint32_t *hot_slots;
+    uint32_t hot_slot_cap;
+
+    uint64_t calls;
+    int64_t last_ns; /* the clock at the last event */
+    uint64_t end_ticks;
+    bool ended;
+
+    struct wd_trace_writer *rec;
+
+    /* Node totals of `tree` once the profile is over (prof_tree_totals). */
+    uint64_t *tot;
+    int64_t *tns;
+    uint32_t tot_count;
+};
+
+/* The fail-once helper: records WD_ERR_NOMEM. */
+void prof_nomem(wd_prof *p);
+
+/* Node totals (self plus descendants) of the tree, ticks and ns: arrays of tree.count
+ * entries (owned), NULL on OOM. Children always come after their parents. */
+bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns);
+
+/* Totals of p->tree as prof_totals gives them, owned by p: computed once after the end (the
+ * outputs all need them), on every call before. NULL pointers on OOM. */
+bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns);
+
+/* The display name of a symbol. */
+static inline const char *prof_name(const wd_prof *p, uint32_t sym)
+{
+    return p->syms.data[sym].name;
+}
+
+/* Builds the calling-context tree merging every run (root = node 0; runs' roots merge into
+ * it), nodes keyed by key[sym] (NULL: the symbol). Depth beyond `max_depth` (0: none) folds
+ * into the ancestor at max_depth. */
+WD_NODISCARD bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth,
+                                  prof_tree *out);
+
+/* For each symbol, the first symbol with the same display name (owned), NULL on OOM. */
+uint32_t *prof_display_groups(const wd_prof *p);
+
+#endif

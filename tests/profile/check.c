@@ -1,0 +1,286 @@
+/* check.c: reads `wasmdbg profile` outputs back (jansson) for tests/profile/run.sh.
+ *
+ *   check phases RUN.json PROFILE.json   per level and kernel run, the profile's phases are
+ *                                        `wasmdbg run --json`'s, and so are the totals
+ *   check files DIR                      the files in DIR agree: folded stacks, Chrome trace,
+ *                                        speedscope and JSON totals; the SVG self-contained
+ *   check same A.json B.json             two profiles have the same figures per function
+ *
+ * Prints what differs and exits 1; exits 0 silently when all holds. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        failures++;                                                                                \
+    } while (0)
+
+static long long num(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static json_t *load(const char *path)
+{
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (j == NULL)
+        FAIL("%s:%d:%d: %s", path, je.line, je.column, je.text);
+    return j;
+}
+
+static int phases(const char *run_path, const char *prof_path)
+{
+    json_t *run = load(run_path), *prof = load(prof_path);
+    if (run == NULL || prof == NULL)
+        return 1;
+    static const char *const names[] = {"decode", "link", "init", "kernel_run"};
+    json_t *rl = json_object_get(run, "levels"), *pl = json_object_get(prof, "levels");
+    long long eff = 0;
+    size_t pi = 0;
+    for (size_t l = 0; l < json_array_size(rl); l++) {
+        json_t *rruns = json_object_get(json_array_get(rl, l), "runs");
+        if (json_array_size(rruns) == 0)
+            continue; /* a level without kernel runs does not show in profiles */
+        json_t *plevel = json_array_get(pl, pi++);
+        json_t *pruns = json_object_get(plevel, "runs");
+        if (num(plevel, "level") != num(json_array_get(rl, l), "level") ||
+            json_array_size(pruns) != json_array_size(rruns)) {
+            FAIL("level %zu: %zu kernel runs in the profile, %zu in run", l,
+                 json_array_size(pruns), json_array_size(rruns));
+            continue;
+        }
+        for (size_t r = 0; r < json_array_size(rruns); r++) {
+            json_t *a = json_array_get(rruns, r), *b = json_array_get(pruns, r);
+            json_t *pa = json_object_get(a, "phases"), *pb = json_object_get(b, "phases");
+            long long sum = 0;
+            for (int k = 0; k < 4; k++) {
+                long long x = num(pa, names[k]), y = num(pb, names[k]);
+                sum += y;
+                if (x != y)
+                    FAIL("level %zu run %zu: %s %lld ticks in run, %lld in the profile", l, r,
+                         names[k], x, y);
+            }
+            if (num(b, "ticks") != sum)
+                FAIL("level %zu run %zu: ticks %lld, phases sum to %lld", l, r, num(b, "ticks"),
+                     sum);
+            if (num(b, "effective") != num(a, "ticks"))
+                FAIL("level %zu run %zu: effective %lld in the profile, %lld in run", l, r,
+                     num(b, "effective"), num(a, "ticks"));
+            if (strcmp(json_string_value(json_object_get(a, "outcome")),
+                       json_string_value(json_object_get(b, "outcome"))) != 0)
+                FAIL("level %zu run %zu: outcomes differ", l, r);
+            eff += num(a, "ticks");
+        }
+    }
+    if (pi != json_array_size(pl))
+        FAIL("%zu levels in the profile, %zu with runs in run", json_array_size(pl), pi);
+    if (num(prof, "ticks_with_padding") != num(run, "ticks_with_padding"))
+        FAIL("ticks with padding: %lld in the profile, %lld in run",
+             num(prof, "ticks_with_padding"), num(run, "ticks_with_padding"));
+    if (num(prof, "effective") != num(run, "ticks") || eff != num(run, "ticks"))
+        FAIL("effective ticks: %lld in the profile, %lld in run", num(prof, "effective"),
+             num(run, "ticks"));
+    json_decref(run);
+    json_decref(prof);
+    return failures != 0;
+}
+
+static char *find(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return NULL;
+    struct dirent *e;
+    char *found = NULL;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name), k = strlen(suffix);
+        /* ".json" would also match ".trace.json": the stem has no other dot-suffix */
+        if (n > k && strcmp(e->d_name + n - k, suffix) == 0 &&
+            (strcmp(suffix, ".json") != 0 ||
+             (strstr(e->d_name, ".trace.json") == NULL &&
+              strstr(e->d_name, ".speedscope.json") == NULL))) {
+            found = malloc(strlen(dir) + n + 2);
+            if (found != NULL)
+                sprintf(found, "%s/%s", dir, e->d_name);
+            break;
+        }
+    }
+    closedir(d);
+    if (found == NULL)
+        FAIL("%s: no *%s file", dir, suffix);
+    return found;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *s = malloc((size_t)n + 1);
+    if (s != NULL && fread(s, 1, (size_t)n, f) != (size_t)n) {
+        free(s);
+        s = NULL;
+    }
+    if (s != NULL)
+        s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static long long folded_sum(const char *text)
+{
+    long long sum = 0;
+    for (const char *line = text; *line;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL)
+            return -1;
+        const char *sp = end;
+        while (sp > line && sp[-1] != ' ')
+            sp--;
+        sum += strtoll(sp, NULL, 10);
+        line = end + 1;
+    }
+    return sum;
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, what); p != NULL; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static int files(const char *dir)
+{
+    char *jp = find(dir, ".json"), *fp = find(dir, ".out"), *tp = find(dir, ".trace.json");
+    char *sp = find(dir, ".speedscope.json"), *vp = find(dir, ".svg");
+    json_t *prof = jp ? load(jp) : NULL, *trace = tp ? load(tp) : NULL,
+           *ss = sp ? load(sp) : NULL;
+    char *folded = slurp(fp), *svg = slurp(vp);
+    if (prof == NULL || trace == NULL || ss == NULL || folded == NULL || svg == NULL)
+        return 1;
+    long long ticks = num(prof, "ticks"), self = 0;
+    json_t *fs = json_object_get(prof, "functions");
+    for (size_t i = 0; i < json_array_size(fs); i++)
+        self += num(json_array_get(fs, i), "self");
+    if (self != ticks)
+        FAIL("JSON: functions' self ticks sum to %lld, ticks %lld", self, ticks);
+    if (folded_sum(folded) != ticks)
+        FAIL("folded stacks sum to %lld, ticks %lld", folded_sum(folded), ticks);
+    long long tself = 0, truns = 0;
+    json_t *ev = json_object_get(trace, "traceEvents");
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "X") != 0)
+            continue;
+        json_t *args = json_object_get(e, "args");
+        if (strcmp(json_string_value(json_object_get(e, "cat")), "run") == 0)
+            truns += num(args, "ticks");
+        else
+            tself += num(args, "self");
+    }
+    if (tself != ticks || truns != ticks)
+        FAIL("Chrome trace: self ticks %lld, runs %lld, ticks %lld", tself, truns, ticks);
+    long long on_top = 0;
+    json_t *profiles = json_object_get(ss, "profiles");
+    for (size_t i = 0; i < json_array_size(profiles); i++) {
+        json_t *events = json_object_get(json_array_get(profiles, i), "events");
+        long long last = 0, depth = 0;
+        for (size_t k = 0; k < json_array_size(events); k++) {
+            json_t *e = json_array_get(events, k);
+            long long at = num(e, "at");
+            if (depth > 0)
+                on_top += at - last;
+            last = at;
+            depth += strcmp(json_string_value(json_object_get(e, "type")), "O") == 0 ? 1 : -1;
+        }
+        if (depth != 0)
+            FAIL("speedscope: profile %zu does not close every frame", i);
+    }
+    if (on_top != ticks)
+        FAIL("speedscope: %lld ticks, ticks %lld", on_top, ticks);
+    if (count(svg, "http") != 1 || count(svg, "href") != 0 || count(svg, "<g ") != count(svg, "</g>") ||
+        strncmp(svg, "<?xml", 5) != 0)
+        FAIL("SVG: not self-contained or not balanced");
+    json_decref(prof);
+    json_decref(trace);
+    json_decref(ss);
+    free(folded);
+    free(svg);
+    free(jp);
+    free(fp);
+    free(tp);
+    free(sp);
+    free(vp);
+    return failures != 0;
+}
+
+/* Per function name: self, total and calls summed. */
+static json_t *by_name(json_t *prof)
+{
+    json_t *m = json_object();
+    json_t *fs = json_object_get(prof, "functions");
+    for (size_t i = 0; i < json_array_size(fs); i++) {
+        json_t *f = json_array_get(fs, i);
+        const char *name = json_string_value(json_object_get(f, "name"));
+        json_t *o = json_object_get(m, name);
+        long long s = num(f, "self"), t = num(f, "total"), c = num(f, "calls");
+        if (o != NULL) {
+            s += num(o, "self");
+            t += num(o, "total");
+            c += num(o, "calls");
+        }
+        json_object_set_new(m, name, json_pack("{sIsIsI}", "self", s, "total", t, "calls", c));
+    }
+    return m;
+}
+
+static int same(const char *a_path, const char *b_path)
+{
+    json_t *a = load(a_path), *b = load(b_path);
+    if (a == NULL || b == NULL)
+        return 1;
+    json_t *ma = by_name(a), *mb = by_name(b);
+    const char *key;
+    json_t *v;
+    json_object_foreach(ma, key, v) {
+        json_t *w = json_object_get(mb, key);
+        if (w == NULL || !json_equal(v, w))
+            FAIL("%s: %s differs between %s and %s", key, json_dumps(v, JSON_COMPACT),
+                 a_path, b_path);
+    }
+    if (json_object_size(ma) != json_object_size(mb))
+        FAIL("%zu functions in %s, %zu in %s", json_object_size(ma), a_path,
+             json_object_size(mb), b_path);
+    if (num(a, "ticks") != num(b, "ticks"))
+        FAIL("ticks differ");
+    json_decref(ma);
+    json_decref(mb);
+    json_decref(a);
+    json_decref(b);
+    return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "phases") == 0)
+        return phases(argv[2], argv[3]);
+    if (argc == 3 && strcmp(argv[1], "files") == 0)
+        return files(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "same") == 0)
+        return same(argv[2], argv[3]);
+    fprintf(stderr, "usage: check phases RUN.json PROFILE.json | files DIR | same A B\n");
+    return 2;
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# tests/profile/run.sh WASMDBG: `wasmdbg profile` and `wasmdbg report` on real kernels.
+# For each kernel (tests/profile/check.c reads the outputs back with jansson):
+#   - per level and kernel run, the profile's phases equal `wasmdbg run --json`'s;
+#   - the files agree: folded stacks, Chrome trace, speedscope and JSON totals; the SVG is
+#     self-contained;
+#   - `wasmdbg report` of the run's --record trace writes the same files and summary;
+#   - the full call tree and the calling-context tree give the same figures per function;
+# then options and errors, and, when chromium is installed, the SVG's script in a headless
+# browser (zoom, search): skipped otherwise. Ends with `profile: N passed, N failed, N skipped`.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+wasmdbg=$1
+shared=${WD_SHARED_DIR:-../shared}
+k=$shared/kernels
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+skipped=0
+
+result() { # result OK WHAT [DETAILS-FILE]
+    if [ "$1" = yes ]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        echo "FAILED: $2"
+        [ -n "${3:-}" ] && [ -s "$3" ] && head -n 20 "$3" | sed 's/^/    /'
+    fi
+}
+
+check=$tmp/check
+if ! ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 \
+    tests/profile/check.c -o "$check" -ljansson 2>"$tmp/cc.log"; then
+    cat "$tmp/cc.log"
+    echo "profile: 0 passed, 1 failed, 0 skipped"
+    exit 1
+fi
+
+# kernel NAME KERNEL INPUTS [RUN OPTIONS...]
+kernel() {
+    local name=$1 kern=$2 inputs=$3 d=$tmp/$1
+    shift 3
+    mkdir -p "$d"
+    local opts=(--inputs "$inputs" --no-kernel-debug "$@")
+    "$wasmdbg" run "$kern" "${opts[@]}" --json --without-time >"$d/run.json" 2>"$d/run.err"
+    local st=$?
+    [ $st -le 1 ] && ok=yes || ok=no
+    result $ok "$name: wasmdbg run (exit $st)" "$d/run.err"
+
+    # live profile, with its trace
+    "$wasmdbg" profile "$kern" "${opts[@]}" -o "$d/live" --record "$d/trace" >"$d/live.txt" \
+        2>"$d/live.err"
+    st=$?
+    [ $st -eq 0 ] && ok=yes || ok=no
+    result $ok "$name: wasmdbg profile (exit $st)" "$d/live.err"
+    "$check" phases "$d/run.json" "$d/live/"*[0-9].json >"$d/phases.log" 2>&1 && ok=yes || ok=no
+    result $ok "$name: the profile's phases are wasmdbg run's" "$d/phases.log"
+    "$check" files "$d/live" >"$d/files.log" 2>&1 && ok=yes || ok=no
+    result $ok "$name: the files agree" "$d/files.log"
+
+    # report: the same files, the same summary (but for the directory)
+    "$wasmdbg" report "$d/trace" -o "$d/again" >"$d/again.txt" 2>"$d/again.err"
+    st=$?
+    ok=yes
+    [ $st -eq 0 ] || ok=no
+    for f in "$d/live/"*; do
+        cmp -s "$f" "$d/again/$(basename "$f")" || { ok=no; echo "differs: $(basename "$f")"; }
+    done >"$d/report.log"
+    sed "s|$d/live|DIR|g" "$d/live.txt" >"$d/live.sum"
+    sed "s|$d/again|DIR|g" "$d/again.txt" >"$d/again.sum"
+    diff "$d/live.sum" "$d/again.sum" >>"$d/report.log" || ok=no
+    result $ok "$name: wasmdbg report rebuilds the same outputs" "$d/report.log"
+
+    # full and calling-context trees
+    "$wasmdbg" profile "$kern" "${opts[@]}" --without-time --mode full --json -o "$d/full" \
+        >"$d/full.json" 2>/dev/null
+    "$wasmdbg" profile "$kern" "${opts[@]}" --without-time --mode cct --json -o "$d/cct" \
+        >"$d/cct.json" 2>/dev/null
+    "$wasmdbg" profile "$kern" "${opts[@]}" --without-time --full-limit 50 --json \
+        -o "$d/auto" >"$d/auto.json" 2>/dev/null
+    { "$check" same "$d/full.json" "$d/cct.json" && "$check" same "$d/full.json" "$d/auto.json" &&
+        "$check" files "$d/cct" && "$check" files "$d/auto"; } >"$d/modes.log" 2>&1 &&
+        ok=yes || ok=no
+    result $ok "$name: full, cct and auto trees agree" "$d/modes.log"
+}
+
+echo '[[]]' >"$tmp/one-empty.json"
+kernel counter kernels/counter/counter.wasm kernels/counter/counter.inputs.json
+kernel tx "$k/tx-kernel-no-verif.wasm" "$k/tx-kernel.inputs.json" \
+    --rollup sr1D7tjtYDmnugNWh8sGW91WJ3TPpCpqX1Dg
+kernel echo "$k/echo.names.wasm" "$k/echo.inputs.json"
+kernel unreachable "$k/unreachable_rust.wasm" "$k/empty-two-levels.inputs.json"
+kernel stack-overflow "$k/stack_overflow.wasm" "$tmp/one-empty.json"
+kernel computation "$k/computation.wasm" "$k/empty-two-levels.inputs.json"
+kernel calls-flat1 tests/profile/calls-small.wat "$tmp/one-empty.json" --tick-model flat-1
+
+# What the summary says about sections, traps and symbols.
+grep -q '^hash rounds\|  hash rounds$' "$tmp/counter/live.txt" ||
+    grep -q ' hash rounds' "$tmp/counter/live.txt" && ok=yes || ok=no
+result $ok "counter: the section annotations are nodes"
+grep -q '^Detailed results for a `kernel_run`:$' "$tmp/counter/live.txt" &&
+    grep -q '^%interpreter(decode): [0-9]* ticks (' "$tmp/counter/live.txt" &&
+    grep -q '^Full execution with padding: 300000000000000 ticks$' "$tmp/counter/live.txt" &&
+    ok=yes || ok=no
+result $ok "counter: the reference's summary layout"
+grep -q 'kernel_run trapped: unreachable' "$tmp/unreachable/live.txt" &&
+    grep -q '^  #0 ' "$tmp/unreachable/live.txt" && ok=yes || ok=no
+result $ok "unreachable: the trap and its backtrace"
+grep -q 'kernel_run stuck: .*call stack exhausted' "$tmp/stack-overflow/live.txt" &&
+    grep -q 'more frames' "$tmp/stack-overflow/live.txt" && ok=yes || ok=no
+result $ok "stack-overflow: stuck, with the exhausted stack"
+"$wasmdbg" profile tests/profile/calls-small.wat --inputs "$tmp/one-empty.json" --full-limit 1000 \
+    -o "$tmp/switch" >"$tmp/switch.txt" 2>&1 &&
+    grep -q 'mode: calling-context tree (auto: the full tree reached its node limit' \
+        "$tmp/switch.txt" && ok=yes || ok=no
+result $ok "calls: auto mode switched to the calling-context tree" "$tmp/switch.txt"
+grep -q 'smart_rollup_core.read_input' "$tmp/echo/live.txt" &&
+    grep -q '"name": "smart_rollup_core.write_output"' "$tmp/echo/full.json" && ok=yes || ok=no
+result $ok "echo: host functions by name"
+
+# Options: --collapsed, --max-depth, --no-reboot, --without-time, text kernels with names.
+d=$tmp/opts
+"$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+    --no-kernel-debug --collapsed --max-depth 2 --without-time -o "$d" >"$tmp/opts.txt" 2>&1
+awk '{ n = split($0, a, ";"); if (n > 2) bad = 1 } END { exit bad }' "$d/"*.out &&
+    sort -c "$d/"*.out 2>/dev/null && ! grep -q 'us)\|ms)' "$tmp/opts.txt" &&
+    "$check" files "$d" >"$tmp/opts.log" 2>&1 && ok=yes || ok=no
+result $ok "--collapsed --max-depth 2 --without-time" "$tmp/opts.log"
+"$wasmdbg" profile "$k/echo.wasm" --inputs "$k/echo.inputs.json" --no-kernel-debug --no-reboot \
+    --json -o "$tmp/nr" >"$tmp/nr.json" 2>&1 &&
+    [ "$(grep -c '"index":' "$tmp/nr.json")" -ge 1 ] &&
+    grep -q '"kernel_runs": 1,' "$tmp/nr.json" && ok=yes || ok=no
+result $ok "--no-reboot profiles a single kernel run" "$tmp/nr.json"
+"$wasmdbg" profile "$k/echo.wast" --inputs "$k/echo.inputs.json" --no-kernel-debug \
+    -o "$tmp/wast" >"$tmp/wast.txt" 2>&1 && grep -q 'read_input' "$tmp/wast.txt" &&
+    ok=yes || ok=no
+result $ok "text kernels get symbols" "$tmp/wast.txt"
+"$wasmdbg" profile kernels/counter/counter.wasm --mode nosuch >/dev/null 2>"$tmp/e1" ; st=$?
+"$wasmdbg" report "$tmp/nosuch-trace" >/dev/null 2>"$tmp/e2"; st2=$?
+"$wasmdbg" report kernels/counter/counter.wasm >/dev/null 2>"$tmp/e3"; st3=$?
+[ $st -eq 2 ] && [ $st2 -eq 2 ] && [ $st3 -eq 2 ] && grep -q 'not a wasmdbg trace' "$tmp/e3" &&
+    ok=yes || ok=no
+result $ok "usage and input errors exit 2" "$tmp/e3"
+
+# The SVG in a browser: the script runs, zooms and searches.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+    svg=$(ls "$tmp/counter/live/"*.svg)
+    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --dump-dom "file://$svg#selftest" >"$tmp/dom.txt" 2>"$tmp/chromium.err"
+    grep -q 'data-ready="1"' "$tmp/dom.txt" &&
+        grep -Eq 'data-selftest="zoom:ok unzoom:ok search:[1-9][0-9.]* frames:[0-9]+"' \
+            "$tmp/dom.txt" && ok=yes || ok=no
+    result $ok "the SVG's zoom and search in headless chromium" "$tmp/dom.txt"
+else
+    echo "skipped: chromium is not installed (apt-get install chromium) for the SVG check"
+    skipped=$((skipped + 1))
+fi
+
+echo "profile: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,247 @@
+/* prof_dwarf_test.c: stack snapshots (eval/snapshot.h) and source lines from DWARF
+ * .debug_line (profiler/dwarf.h), on tests/unit/data/prof_dwarf.wasm (DWARF 4) and
+ * prof_dwarf5.wasm (DWARF 5), built by clang -g from prof_dwarf.c: run(5) calls f(5), whose
+ * loop calls g(0..4); g(4) traps at line 9. */
+#include "decode/decode.h"
+#include "eval/snapshot.h"
+#include "link/link.h"
+#include "profiler/dwarf.h"
+#include "tests/unit/test.h"
+#include "tests/unit/util.h"
+#include "vm/tickmodel.h"
+
+#include <stdlib.h>
+
+typedef struct lines {
+    wd_dwarf_lines *l;
+    uint64_t code_start;
+} lines;
+
+static const wd_custom *custom(const wd_module *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->custom_count; i++)
+        if (strcmp(m->customs[i].name, name) == 0)
+            return &m->customs[i];
+    return NULL;
+}
+
+static uint32_t leb_size(uint64_t v)
+{
+    uint32_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        n++;
+    return n;
+}
+
+/* As cli/profhook.c does: addresses count from the code section's contents. */
+static bool lookup(void *ud, const wd_module *m, uint32_t offset, const char **file,
+                   uint32_t *line, uint32_t *column)
+{
+    lines *x = ud;
+    (void)m;
+    if (offset < x->code_start)
+        return false;
+    return wd_dwarf_lookup(x->l, offset - x->code_start, file, line, column);
+}
+
+typedef struct fixture {
+    wd_ctx ctx;
+    wd_costs costs;
+    wd_module *m;
+    wd_store *store;
+    wd_instance *inst;
+    wd_thread t;
+    wd_error err;
+    lines lines;
+    wd_snapshot snap; /* taken at the last return with 3 frames: g(4)'s, unwinding the trap */
+    bool taken;
+} fixture;
+
+static fixture *current;
+
+static void on_ret(void *ud, uint64_t ticks, const struct wd_func *f)
+{
+    (void)ud, (void)ticks, (void)f;
+    if (current->t.frame_count == 3) {
+        wd_error err;
+        wd_error_clear(&err);
+        wd_snapshot_free(&current->ctx, &current->snap);
+        current->taken = wd_snapshot_take(&current->ctx, &current->t, &current->snap, &err) == WD_OK;
+    }
+}
+
+static bool setup(fixture *x, const char *file)
+{
+    memset(x, 0, sizeof *x);
+    current = x;
+    wd_ctx_init(&x->ctx);
+    wd_error_clear(&x->err);
+    char path[512];
+    snprintf(path, sizeof path, "tests/unit/data/%s", file);
+    size_t size;
+    uint8_t *bytes = wd_test_read_file(path, &size);
+    if (bytes == NULL || wd_tickmodel_get("flat-1", &x->costs, &x->err) != WD_OK) {
+        free(bytes);
+        return false;
+    }
+    wd_decode_opts opts = {.costs = &x->costs, .pvm = true};
+    wd_status st = wd_decode_module(&x->ctx, bytes, size, &opts, &x->m, &x->err);
+    free(bytes);
+    if (st != WD_OK)
+        return false;
+    x->store = wd_store_new(&x->ctx);
+    if (x->store == NULL ||
+        wd_link_instantiate(x->store, x->m, NULL, &x->inst, &x->err) != WD_OK ||
+        wd_thread_init(&x->t, &x->ctx, 4096, 100, &x->costs, &x->err) != WD_OK)
+        return false;
+    const wd_custom *dl = custom(x->m, ".debug_line"), *ls = custom(x->m, ".debug_line_str"),
+                    *str = custom(x->m, ".debug_str");
+    if (dl == NULL)
+        return false;
+    wd_dwarf_sections s = {dl->data, dl->size, ls ? ls->data : NULL, ls ? ls->size : 0,
+                           str ? str->data : NULL, str ? str->size : 0};
+    if (wd_dwarf_lines_parse(&x->ctx, &s, &x->lines.l, &x->err) != WD_OK)
+        return false;
+    const wd_funcdef *fd = &x->m->funcs[x->m->import_func_count];
+    x->lines.code_start = fd->body_offset - leb_size(fd->body_size) -
+                          leb_size(x->m->func_count - x->m->import_func_count);
+    return true;
+}
+
+static void teardown(fixture *x)
+{
+    wd_snapshot_free(&x->ctx, &x->snap);
+    wd_dwarf_lines_free(x->lines.l);
+    wd_thread_fini(&x->t);
+    wd_store_free(x->store);
+    wd_module_free(x->m);
+}
+
+static wd_func *export(fixture *x, const char *name)
+{
+    wd_extern e;
+    if (!wd_instance_export(x->inst, name, &e) || e.kind != WD_EXTERN_FUNC)
+        return NULL;
+    return e.u.func;
+}
+
+static void trap_backtrace(const char *file)
+{
+    fixture x;
+    CHECK(setup(&x, file));
+    CHECK(wd_dwarf_row_count(x.lines.l) > 20);
+    const char *src;
+    uint32_t line, col;
+    CHECK(wd_dwarf_lookup(x.lines.l, 0x4a, &src, &line, &col));
+    CHECK(strcmp(src, "prof_dwarf.c") == 0 && line == 9 && col == 9);
+    CHECK(!wd_dwarf_lookup(x.lines.l, 0x1, &src, &line, &col));    /* before every sequence */
+    CHECK(!wd_dwarf_lookup(x.lines.l, 0x1000, &src, &line, &col)); /* after the last */
+
+    wd_hooks hooks = {.ret = on_ret};
+    x.t.hooks = &hooks;
+    wd_func *run = export(&x, "run");
+    CHECK(run != NULL);
+    wd_val arg = {.i32 = 5};
+    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_TRAP);
+    CHECK(x.taken);
+    CHECK_EQ(x.snap.count, 3);
+    const char *want_name[3] = {"g", "f", "run"};
+    const uint32_t want_line[3] = {9, 17, 23};
+    const wd_frame_kind want_kind[3] = {WD_FRAME_WASM, WD_FRAME_WASM, WD_FRAME_ENTRY};
+    for (uint32_t i = 0; i < 3; i++) {
+        wd_snapshot_entry e;
+        wd_snapshot_entry_get(&x.snap, i, lookup, &x.lines, &e);
+        CHECK(strcmp(e.func_name, want_name[i]) == 0);
+        CHECK(e.kind == want_kind[i]);
+        CHECK(e.file != NULL && strcmp(e.file, "prof_dwarf.c") == 0);
+        CHECK_EQ(e.line, want_line[i]);
+        CHECK(e.module_name != NULL);
+    }
+    /* the trap's offset is the top frame's */
+    wd_snapshot_entry top;
+    wd_snapshot_entry_get(&x.snap, 0, NULL, NULL, &top);
+    CHECK_EQ(top.offset, x.err.offset);
+    CHECK(top.file == NULL);
+    /* the execution went on undisturbed: a normal call works */
+    arg.i32 = 3;
+    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_OK);
+    CHECK_EQ(wd_eval_results(&x.t)[0].i32, (0 + 2 + 4) + 1);
+    teardown(&x);
+    CHECK_EQ(x.ctx.live, 0);
+}
+
+TEST(prof_snapshot_trap_dwarf4)
+{
+    trap_backtrace("prof_dwarf.wasm");
+}
+
+TEST(prof_snapshot_trap_dwarf5)
+{
+    trap_backtrace("prof_dwarf5.wasm");
+}
+
+/* A snapshot of a thread paused at its tick limit, then resumed: same results. */
+TEST(prof_snapshot_paused)
+{
+    fixture x;
+    CHECK(setup(&x, "prof_dwarf.wasm"));
+    wd_func *run = export(&x, "run");
+    CHECK(run != NULL);
+    wd_val arg = {.i32 = 3};
+    x.t.tick_limit = 25;
+    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_OUT_OF_TICKS);
+    wd_snapshot s;
+    CHECK_EQ(wd_snapshot_take(&x.ctx, &x.t, &s, &x.err), WD_OK);
+    CHECK(s.count >= 2 && s.ticks == x.t.ticks && s.ticks <= 25);
+    wd_snapshot_entry e;
+    wd_snapshot_entry_get(&s, s.count - 1, lookup, &x.lines, &e);
+    CHECK(strcmp(e.func_name, "run") == 0 && e.kind == WD_FRAME_ENTRY && e.line == 23);
+    wd_snapshot_entry_get(&s, s.count - 2, lookup, &x.lines, &e);
+    CHECK(strcmp(e.func_name, "f") == 0 && e.line >= 13 && e.line <= 18);
+    wd_snapshot_free(&x.ctx, &s);
+    x.t.tick_limit = UINT64_MAX;
+    CHECK_EQ(wd_eval_resume(&x.t, &x.err), WD_OK);
+    CHECK_EQ(wd_eval_results(&x.t)[0].i32, 7);
+    /* an idle thread: an empty snapshot */
+    CHECK_EQ(wd_snapshot_take(&x.ctx, &x.t, &s, &x.err), WD_OK);
+    CHECK_EQ(s.count, 0);
+    wd_snapshot_free(&x.ctx, &s);
+    teardown(&x);
+    CHECK_EQ(x.ctx.live, 0);
+}
+
+/* Broken line tables: an error or a table, never a read out of bounds. */
+TEST(prof_dwarf_damage)
+{
+    fixture x;
+    CHECK(setup(&x, "prof_dwarf.wasm"));
+    const wd_custom *dl = custom(x.m, ".debug_line");
+    CHECK(dl != NULL);
+    uint8_t *b = malloc(dl->size);
+    CHECK(b != NULL);
+    for (uint32_t k = 0; k < 2 * dl->size; k++) {
+        memcpy(b, dl->data, dl->size);
+        uint32_t len = k < dl->size ? k : dl->size;
+        if (k >= dl->size)
+            b[k - dl->size] ^= (uint8_t)(0x81 + k);
+        uint8_t *exact = malloc(len + 1); /* so the sanitizers see any overread */
+        CHECK(exact != NULL);
+        memcpy(exact, b, len);
+        wd_dwarf_sections s = {exact, len, NULL, 0, NULL, 0};
+        wd_dwarf_lines *l = NULL;
+        wd_error err;
+        wd_error_clear(&err);
+        if (wd_dwarf_lines_parse(&x.ctx, &s, &l, &err) == WD_OK) {
+            const char *file;
+            uint32_t line, col;
+            (void)wd_dwarf_lookup(l, 0x4a, &file, &line, &col);
+            wd_dwarf_lines_free(l);
+        } else {
+            CHECK(err.status == WD_ERR_MALFORMED || err.status == WD_ERR_NOMEM);
+        }
+        free(exact);
+    }
+    free(b);
+    teardown(&x);
+    CHECK_EQ(x.ctx.live, 0);
+}

@@ -1,0 +1,360 @@
+/* prof_output_test.c: the profile's files (profiler/output.h) read back: folded stacks (both
+ * orders, depth cuts), Chrome trace events, speedscope and the JSON profile parsed with
+ * jansson, and the SVG checked for balance and self-containment; every total must agree. */
+#include "profiler/output.h"
+#include "tests/unit/test.h"
+#include "tests/unit/util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* Names that need escaping in every format. */
+static const char *const names[] = {"plain", "semi;colon", "quote\"and\\back", "<tag&amp>",
+                                    "new\nline", "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE",
+                                    "bad\xff\xfeutf8", "_Z3fooi"};
+
+/* Two levels of kernel runs with nested calls; returns the total ticks of the runs. */
+static uint64_t feed(wd_prof *p, uint64_t seed)
+{
+    rng = seed;
+    uint32_t syms[8];
+    for (int i = 0; i < 8; i++)
+        syms[i] = wd_prof_symbol(p, i % 2 ? WD_PROF_INDIRECT : WD_PROF_DIRECT, (uint32_t)i,
+                                 names[i], strlen(names[i]));
+    uint32_t entry = wd_prof_symbol(p, WD_PROF_ENTRY, 9, "kernel_run", 10);
+    uint64_t t = 1000, total = 0;
+    int64_t ns = 0;
+    for (int run = 0; run < 4; run++) {
+        if (run % 2 == 0)
+            wd_prof_level(p, (uint32_t)run / 2);
+        uint64_t start = t;
+        wd_prof_phase(p, t, ns, "decode", true);
+        wd_prof_phase(p, t + 1, ns, "decode:code", true);
+        t += 20;
+        wd_prof_phase(p, t, ns, "decode:code", false);
+        wd_prof_phase(p, t, ns, "decode", false);
+        wd_prof_phase(p, t, ns, "link", true);
+        t += 3;
+        wd_prof_phase(p, t, ns, "link", false);
+        wd_prof_call(p, t, ns, entry);
+        int depth = 1;
+        for (int e = 0; e < 300; e++) {
+            t += rnd(15);
+            ns += rnd(50);
+            if (rnd(2) && depth < 12) {
+                wd_prof_call(p, t, ns, syms[rnd(8)]);
+                depth++;
+            } else if (depth > 1) {
+                wd_prof_ret(p, t, ns);
+                depth--;
+            }
+        }
+        while (depth-- > 0)
+            wd_prof_ret(p, ++t, ns);
+        total += t - start;
+        wd_prof_run_info info = {(uint32_t)run / 2, (uint32_t)run % 2, start, t - start + 1,
+                                 WD_PROF_OK, run % 2 == 0, "", ns};
+        wd_prof_run_info_add(p, &info);
+        t += 100000;
+    }
+    wd_prof_end(p, t);
+    return total;
+}
+
+static char *slurp(const char *dir, const char *ext)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/prof%s", dir, ext);
+    size_t n;
+    uint8_t *b = wd_test_read_file(path, &n);
+    if (b == NULL)
+        return NULL;
+    char *s = realloc(b, n + 1);
+    if (s == NULL) {
+        free(b);
+        return NULL;
+    }
+    s[n] = '\0';
+    return s;
+}
+
+/* Sum of the counts of folded lines; checks the depth and, collapsed, the order. */
+static bool folded_sum(const char *text, uint32_t max_depth, bool sorted, uint64_t *sum)
+{
+    *sum = 0;
+    const char *line = text, *prev = NULL;
+    size_t prev_len = 0;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL)
+            return false;
+        const char *sp = end;
+        while (sp > line && sp[-1] != ' ')
+            sp--;
+        if (sp == line)
+            return false;
+        *sum += strtoull(sp, NULL, 10);
+        uint32_t frames = 1;
+        for (const char *c = line; c < sp; c++)
+            frames += *c == ';';
+        if (frames > max_depth)
+            return false;
+        size_t len = (size_t)(sp - 1 - line);
+        if (sorted && prev != NULL) {
+            size_t k = prev_len < len ? prev_len : len;
+            int c = memcmp(prev, line, k);
+            if (c > 0 || (c == 0 && prev_len >= len))
+                return false;
+        }
+        prev = line;
+        prev_len = len;
+        line = end + 1;
+    }
+    return true;
+}
+
+static uint64_t ju(json_t *o, const char *key)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+/* The Chrome trace: every node's self ticks sum to the total; runs' ticks too. */
+static bool check_chrome(const char *text, uint64_t total)
+{
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    if (doc == NULL)
+        return false;
+    json_t *ev = json_object_get(doc, "traceEvents");
+    uint64_t self = 0, runs = 0;
+    for (size_t i = 0; i < json_array_size(ev); i++) {
+        json_t *e = json_array_get(ev, i);
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "X") != 0)
+            continue;
+        json_t *args = json_object_get(e, "args");
+        if (strcmp(json_string_value(json_object_get(e, "cat")), "run") == 0)
+            runs += ju(args, "ticks");
+        else
+            self += ju(args, "self");
+    }
+    json_decref(doc);
+    return self == total && runs == total;
+}
+
+/* speedscope: replay the open/close events of each profile; the ticks on top of the stack
+ * sum to the total, and events nest. */
+static bool check_speedscope(const char *text, uint64_t total)
+{
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    if (doc == NULL)
+        return false;
+    size_t frames = json_array_size(json_object_get(json_object_get(doc, "shared"), "frames"));
+    json_t *profiles = json_object_get(doc, "profiles");
+    uint64_t sum = 0;
+    bool ok = json_array_size(profiles) == 4;
+    for (size_t i = 0; ok && i < json_array_size(profiles); i++) {
+        json_t *pr = json_array_get(profiles, i);
+        ok = strcmp(json_string_value(json_object_get(pr, "unit")), "none") == 0 &&
+             strcmp(json_string_value(json_object_get(pr, "type")), "evented") == 0;
+        json_t *events = json_object_get(pr, "events");
+        int64_t stack[256];
+        int depth = 0;
+        uint64_t last = 0;
+        for (size_t k = 0; ok && k < json_array_size(events); k++) {
+            json_t *e = json_array_get(events, k);
+            uint64_t at = ju(e, "at");
+            int64_t fr = (int64_t)ju(e, "frame");
+            ok = at >= last && (size_t)fr < frames;
+            if (depth > 0)
+                sum += at - last;
+            last = at;
+            if (strcmp(json_string_value(json_object_get(e, "type")), "O") == 0) {
+                ok = ok && depth < 256;
+                if (ok)
+                    stack[depth++] = fr;
+            } else {
+                ok = ok && depth > 0 && stack[depth - 1] == fr;
+                depth--;
+            }
+        }
+        ok = ok && depth == 0 && last <= ju(pr, "endValue");
+    }
+    json_decref(doc);
+    return ok && sum == total;
+}
+
+/* The JSON profile: totals, phases and functions agree. */
+static bool check_json(const char *text, uint64_t total)
+{
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    if (doc == NULL)
+        return false;
+    uint64_t self = 0, runs = 0, phases = 0;
+    json_t *fs = json_object_get(doc, "functions");
+    for (size_t i = 0; i < json_array_size(fs); i++)
+        self += ju(json_array_get(fs, i), "self");
+    json_t *levels = json_object_get(doc, "levels");
+    for (size_t l = 0; l < json_array_size(levels); l++) {
+        json_t *rs = json_object_get(json_array_get(levels, l), "runs");
+        for (size_t r = 0; r < json_array_size(rs); r++) {
+            json_t *run = json_array_get(rs, r);
+            runs += ju(run, "ticks");
+            const char *key;
+            json_t *v;
+            json_object_foreach(json_object_get(run, "phases"), key, v)
+                phases += (uint64_t)json_integer_value(v);
+        }
+    }
+    bool ok = ju(doc, "ticks") == total && self == total && runs == total &&
+              json_array_size(levels) == 2 && ju(doc, "kernel_runs") == 4 &&
+              strcmp(json_string_value(json_object_get(doc, "tick_model")), "test-model") == 0;
+    /* link + decode + kernel_run: every tick of these runs is in a phase */
+    ok = ok && phases == total;
+    json_decref(doc);
+    return ok;
+}
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, what); p != NULL; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+static bool check_svg(const char *text)
+{
+    size_t n = strlen(text);
+    return strncmp(text, "<?xml", 5) == 0 && n > 8 && strcmp(text + n - 7, "</svg>\n") == 0 &&
+           count(text, "<g ") + count(text, "<g>") == count(text, "</g>") &&
+           count(text, "<title>") == count(text, "</title>") && count(text, "http") == 1 &&
+           count(text, "xmlns=\"http://www.w3.org/2000/svg\"") == 1 && count(text, "href") == 0 &&
+           count(text, "url(") == 0 && count(text, "@import") == 0 &&
+           count(text, "<script") == 1 && count(text, "\n") > 10 && count(text, "<g data-name") > 5;
+}
+
+static void outputs(wd_prof_mode mode, bool collapsed, uint32_t max_depth)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_prof_config cfg = {.mode = mode};
+    wd_prof *p;
+    wd_error err;
+    wd_error_clear(&err);
+    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
+    uint64_t total = feed(p, 42);
+    char dir[] = "/tmp/wasmdbg-prof-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    wd_prof_out o = {.dir = dir, .base = "prof", .collapsed = collapsed, .with_time = true,
+                     .max_depth = max_depth, .kernel = "k.wasm", .tick_model = "test-model"};
+    CHECK_EQ(wd_prof_write_files(p, &o, &err), WD_OK);
+    char *folded = slurp(dir, ".out"), *chrome = slurp(dir, ".trace.json");
+    char *ss = slurp(dir, ".speedscope.json"), *json = slurp(dir, ".json"),
+         *svg = slurp(dir, ".svg");
+    CHECK(folded && chrome && ss && json && svg);
+    uint64_t sum;
+    CHECK(folded_sum(folded, max_depth ? max_depth : 100, collapsed, &sum));
+    CHECK_EQ(sum, total);
+    CHECK(check_chrome(chrome, total));
+    CHECK(check_speedscope(ss, total));
+    CHECK(check_json(json, total));
+    CHECK(check_svg(svg));
+    /* the other folded order, written directly */
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    CHECK_EQ(wd_prof_write_folded(p, f, !collapsed, max_depth, &err), WD_OK);
+    long size = ftell(f);
+    char *other = calloc(1, (size_t)size + 1);
+    rewind(f);
+    CHECK(other != NULL && fread(other, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    CHECK(folded_sum(other, max_depth ? max_depth : 100, !collapsed, &sum));
+    CHECK_EQ(sum, total);
+    free(other);
+    const char *exts[] = {".out", ".trace.json", ".speedscope.json", ".json", ".svg"};
+    for (int i = 0; i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/prof%s", dir, exts[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(folded);
+    free(chrome);
+    free(ss);
+    free(json);
+    free(svg);
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
+
+TEST(prof_outputs_full)
+{
+    outputs(WD_PROF_FULL, false, 0);
+}
+
+TEST(prof_outputs_cct_collapsed)
+{
+    outputs(WD_PROF_CCT, true, 0);
+}
+
+TEST(prof_outputs_depth_cut)
+{
+    outputs(WD_PROF_FULL, true, 3);
+    outputs(WD_PROF_AUTO, false, 2);
+}
+
+TEST(prof_names_for_display)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_prof_config cfg = {.mode = WD_PROF_FULL};
+    wd_prof *p;
+    wd_error err;
+    wd_error_clear(&err);
+    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
+    struct {
+        wd_prof_kind kind;
+        const char *raw, *name;
+    } cases[] = {
+        {WD_PROF_DIRECT, "_ZN4core3fmt9Formatter3pad17h0123456789abcdefE", "core::fmt::Formatter::pad"},
+        {WD_PROF_DIRECT, "_RNvCs1234_7mycrate3foo", "mycrate::foo"},
+        {WD_PROF_INDIRECT, "_ZN3foo3barEv", "foo::bar()"},
+        {WD_PROF_DIRECT, "_Z3fooi", "foo(int)"},
+        {WD_PROF_DIRECT, "main", "main"},
+        {WD_PROF_DIRECT, "func[12]", "func[12]"},
+        {WD_PROF_INTERNAL, "decode:code", "%interpreter(decode:code)"},
+        {WD_PROF_DIRECT, "a;b\nc", "a:b?c"},
+        {WD_PROF_SECTION, "bad\xff", "bad\\xff"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t s = wd_prof_symbol(p, cases[i].kind, 1, cases[i].raw, strlen(cases[i].raw));
+        wd_prof_sym_info info;
+        wd_prof_symbol_get(p, s, &info);
+        CHECK_STR_CONTAINS(info.name, cases[i].name);
+        CHECK_EQ(strlen(info.name), strlen(cases[i].name));
+        CHECK(cases[i].kind == WD_PROF_SECTION || strcmp(info.raw, cases[i].raw) == 0);
+    }
+    /* a function called directly and indirectly is one function in statistics */
+    uint32_t d = wd_prof_symbol(p, WD_PROF_DIRECT, 7, "g", 1);
+    uint32_t in = wd_prof_symbol(p, WD_PROF_INDIRECT, 7, "g", 1);
+    wd_prof_sym_info a, b;
+    wd_prof_symbol_get(p, d, &a);
+    wd_prof_symbol_get(p, in, &b);
+    CHECK(d != in && a.func == b.func);
+    CHECK_EQ(wd_prof_symbol(p, WD_PROF_DIRECT, 7, "g", 1), d);
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
