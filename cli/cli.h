@@ -17,6 +17,16 @@ int wd_cli_invoke(int argc, char **argv);
 /* `wasmdbg run KERNEL --inputs FILE [options]`; argv[0] is "run". */
 int wd_cli_run(int argc, char **argv);
 
+/* `wasmdbg profile KERNEL --inputs FILE [options]`; argv[0] is "profile". */
+int wd_cli_profile(int argc, char **argv);
+
+/* `wasmdbg report TRACE [options]`; argv[0] is "report". */
+int wd_cli_report(int argc, char **argv);
+
+/* `wasmdbg debug KERNEL [--inputs FILE] [options]`, the REPL; argv[0] is "debug" (or the
+ * program, for `wasmdbg KERNEL ...`). */
+int wd_cli_debug(int argc, char **argv);
+
 /* Reads the module at `path`: a binary module as it is, a text module (.wat, .wast)
  * converted by `wat2wasm --debug-names` into a temporary file (so it gets a name
  * section). *out is owned by the caller (wd_free). Errors: WD_ERR_IO with a message

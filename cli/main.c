@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char help_text[] =
     "wasmdbg " WD_VERSION ": a tick-metered WebAssembly interpreter and profiler for rollup "
@@ -13,6 +14,11 @@ static const char help_text[] =
     "commands:\n"
     "  run KERNEL --inputs FILE     run every inbox through the PVM: debug output, ticks per\n"
     "                               kernel run and phase, outbox, traps and stuck states\n"
+    "  profile KERNEL --inputs FILE run and profile: ticks and time per phase and function,\n"
+    "                               hot steps; flamegraph, folded stacks, trace files\n"
+    "  report TRACE                 rebuild a profile from a trace (profile --record)\n"
+    "  debug KERNEL [--inputs FILE] the interactive debugger (the reference debugger's REPL,\n"
+    "                               breakpoints, stepping, bt); also `wasmdbg KERNEL ...`\n"
     "  invoke MODULE FUNC [ARG...]  call an export of a plain module (no PVM): results, "
     "ticks\n"
     "\n"
@@ -40,6 +46,23 @@ int main(int argc, char **argv)
         return wd_cli_invoke(argc - 1, argv + 1);
     if (strcmp(cmd, "run") == 0)
         return wd_cli_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "profile") == 0)
+        return wd_cli_profile(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return wd_cli_report(argc - 1, argv + 1);
+    if (strcmp(cmd, "debug") == 0)
+        return wd_cli_debug(argc - 1, argv + 1);
+    /* As the reference debugger is used: `wasmdbg KERNEL ...` or `wasmdbg --kernel K ...`. */
+    struct stat st;
+    bool kernel = stat(cmd, &st) == 0 && S_ISREG(st.st_mode);
+    size_t n = strlen(cmd);
+    for (int i = 1; i < argc; i++)
+        kernel |= strcmp(argv[i], "--kernel") == 0;
+    static const char *const suffixes[] = {".wasm", ".wat", ".wast", ".hex"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++)
+        kernel |= n > strlen(suffixes[i]) && strcmp(cmd + n - strlen(suffixes[i]), suffixes[i]) == 0;
+    if (kernel) /* a kernel file that cannot be read gets the debugger's error */
+        return wd_cli_debug(argc, argv);
     fprintf(stderr, "wasmdbg: unknown command \"%s\" (see wasmdbg --help)\n", cmd);
     return WD_EXIT_USAGE;
 }

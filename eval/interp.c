@@ -433,7 +433,8 @@ loop_top:
 
     CASE(METER)
     {
-        if (WD_UNLIKELY(remaining < A || t->pending || t->single_step)) {
+        /* single_step needs no test here: a stepping thread never leaves the slow path */
+        if (WD_UNLIKELY(remaining < A || t->pending)) {
             SET_SLOW();
             goto meter_slow;
         }

@@ -4,6 +4,9 @@
 #   libjansson-dev  JSON (tick models, inputs, reports)
 #   libsodium-dev   Blake2b, SHA-256 (the PVM's hashes; the Makefile links -lsodium)
 #   clang           the test run's clang build (and, later, C kernels)
+#   libiberty-dev   the demangler of Rust and C++ symbols in profiles (-liberty)
+#   libedit-dev     the REPL's line editing, history and completion (-ledit)
+#   tmux            the REPL's test in a real terminal (tests/repl/run.sh)
 # Quiet when everything is there. Uses sudo when not root and sudo exists.
 set -eu
 
@@ -12,6 +15,9 @@ command -v wast2json >/dev/null 2>&1 && command -v wat2wasm >/dev/null 2>&1 ||
     missing="$missing wabt"
 [ -f /usr/include/jansson.h ] || missing="$missing libjansson-dev"
 [ -f /usr/include/sodium.h ] || missing="$missing libsodium-dev"
+[ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
+[ -f /usr/include/editline/readline.h ] || missing="$missing libedit-dev"
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
 command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 ||
     missing="$missing build-essential"

@@ -14,6 +14,9 @@
 #   8. profiler tests (tests/profile/run.sh: `wasmdbg profile` and `report` on real kernels,
 #      outputs read back, per-phase figures against `wasmdbg run`, the SVG in headless
 #      chromium when installed; also run on the asan build in part 3)
+#   9. the REPL's tests (tests/repl: scripted `wasmdbg debug` sessions with their exact
+#      outputs, stepping versus running straight through, source lines in bt, a real
+#      terminal under tmux; also run on the asan build in part 3)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -218,6 +221,7 @@ if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan
     run unit-asan build/asan/unit_tests
     run spec-asan bash tests/spec/run.sh build/asan/spec_runner
     run golden-asan bash tests/golden/run.sh build/asan/wasmdbg
+    run repl-asan bash tests/repl/run.sh build/asan/wasmdbg
     run profile-asan bash tests/profile/run.sh build/asan/wasmdbg
 fi
 
@@ -231,6 +235,7 @@ build clang CC=clang O=build/clang build/clang/wasmdbg build/clang/unit_tests \
 if [ -x build/release/wasmdbg ]; then
     smoke_tests
     run golden-release bash tests/golden/run.sh build/release/wasmdbg
+    run repl-release bash tests/repl/run.sh build/release/wasmdbg
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \

@@ -639,11 +639,12 @@ wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *s
             wd_status st;
             uint64_t before = t->ticks;
             wd_status rc = run_continue(p, budget_end, &st, err);
+            bool forced = false;
             if (rc == WD_OK && st == WD_OUT_OF_TICKS && t->ticks == before &&
                 p->stage == WD_STAGE_RUNNING) {
                 /* the next instruction costs more than the ticks asked for: an instruction
                  * is the smallest step, so run exactly one */
-                t->single_step = true;
+                t->single_step = forced = true;
                 rc = run_continue(p, UINT64_MAX, &st, err);
             }
             t->single_step = false;
@@ -651,7 +652,7 @@ wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *s
             if (p->stage == WD_STAGE_RUNNING) {
                 if (st == WD_PAUSED && single && ++steps < n)
                     continue;
-                *stop = st == WD_PAUSED && !single ? WD_STOP_PAUSED : WD_STOP_GOAL;
+                *stop = st == WD_PAUSED && !single && !forced ? WD_STOP_PAUSED : WD_STOP_GOAL;
                 return WD_OK;
             }
         }

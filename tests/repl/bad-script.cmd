@@ -1,0 +1,1 @@
+debug kernels/counter/counter.wasm -x /nonexistent/commands

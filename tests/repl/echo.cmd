@@ -1,0 +1,1 @@
+debug $SHARED/kernels/echo.wasm --inputs $SHARED/kernels/echo.inputs.json --echo

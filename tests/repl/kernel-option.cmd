@@ -1,0 +1,1 @@
+--kernel $SHARED/kernels/debug_kernel.wasm --inputs $SHARED/kernels/empty-two-levels.inputs.json --no-kernel-debug

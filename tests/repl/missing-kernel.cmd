@@ -1,0 +1,1 @@
+nonexistent.wasm --inputs kernels/counter/counter.inputs.json

@@ -1,0 +1,1 @@
+debug --inputs kernels/counter/counter.inputs.json
