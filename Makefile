@@ -18,7 +18,7 @@ CC_IS_GCC := $(shell $(CC) --version 2>/dev/null | grep -q 'Free Software Founda
 GCC_FIXES := $(if $(CC_IS_GCC),-fno-ipa-modref)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) $(CFLAGS_$(BUILD)) $(GCC_FIXES)
 LDFLAGS_asan := -fsanitize=address,undefined
-LDLIBS := -ljansson -lsodium -lm
+LDLIBS := -ljansson -lsodium -liberty -ledit -lm
 
 # The core (base, decode, link, eval) depends on libc only; -Wconversion in base/ and decode/.
 CORE_DIRS := base decode link eval
@@ -85,6 +85,43 @@ run: deps build/wasmdbg
 # Rewrites the expected outputs of tests/golden after a deliberate change (review the diff).
 golden-update: build/wasmdbg
 	bash tests/golden/run.sh build/wasmdbg --update
+
+# Benchmarks (README, "Benchmarks"). `make bench` times the workloads of
+# bench/workloads.list on the release build and on every peer found: wasm-interp and node
+# on PATH, wasm3 and WAMR's iwasm when WASM3=PATH and IWASM=PATH name them; then the load
+# phases in process. `make bench-callgrind` counts wasmdbg's instructions per workload.
+# Results in build/bench/. The workloads' .wasm are committed (rebuild: make -C bench wasm).
+BENCH_O := build/bench
+BENCH_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) -O2 -g $(GCC_FIXES)
+BENCH_MODULES := $(BENCH_O)/big.wasm $(BENCH_O)/data1m.wasm
+BENCH_KERNELS := $(wildcard ../shared/kernels/tx-kernel-no-verif.wasm) kernels/counter/counter.wasm
+.PHONY: bench-callgrind bench-prepare
+
+bench: bench-prepare
+	$(BENCH_O)/runner --wasmdbg build/release/wasmdbg --out $(BENCH_O)
+	$(BENCH_O)/loadtime --header $(BENCH_MODULES) --pvm $(BENCH_KERNELS) >$(BENCH_O)/load.md
+	@cat $(BENCH_O)/load.md
+
+bench-callgrind: bench-prepare
+	sh bench/callgrind.sh build/release/wasmdbg bench/workloads.list $(BENCH_O)/callgrind
+
+bench-prepare: deps
+	$(MAKE) BUILD=release build/release/wasmdbg build/release/libwd.a
+	$(MAKE) $(BENCH_O)/runner $(BENCH_O)/loadtime $(BENCH_MODULES)
+
+$(BENCH_O)/runner: bench/runner.c
+	@mkdir -p $(BENCH_O)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+$(BENCH_O)/genmod: bench/genmod.c
+	@mkdir -p $(BENCH_O)
+	$(CC) $(BENCH_CFLAGS) -Wconversion -o $@ $<
+$(BENCH_O)/loadtime: bench/loadtime.c build/release/libwd.a
+	@mkdir -p $(BENCH_O)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< build/release/libwd.a $(LDLIBS)
+$(BENCH_O)/big.wasm: $(BENCH_O)/genmod
+	$(BENCH_O)/genmod big $@
+$(BENCH_O)/data1m.wasm: $(BENCH_O)/genmod
+	$(BENCH_O)/genmod data $@
 
 clean:
 	rm -rf build

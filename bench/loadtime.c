@@ -1,0 +1,169 @@
+/* loadtime.c: times wasmdbg's load phases in process, for `make bench`.
+ *
+ *   loadtime [--reps N] [--header] FILE... [--pvm FILE...]
+ *
+ * For each module: decode (read, validate and translate every body, with the pvm-2.0 tick
+ * model summed into block charges; in PVM mode, floats rejected, for the files after
+ * --pvm) and, when the module has no imports, instantiation (store, link, memories,
+ * tables, globals, segments; not the start function), each repeated N times (default 11).
+ * Prints a markdown table row per module (--header: the table's header first): size,
+ * decode time median (min-max), decode speed, instantiation time median (min-max).
+ *
+ * The file is read once, before timing; times are CLOCK_MONOTONIC. */
+#include "decode/decode.h"
+#include "link/link.h"
+#include "vm/tickmodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAX_REPS = 1000 };
+#define DASHES "--------------------------------"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Sorts v and returns its median. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    uint8_t *data = NULL;
+    size_t cap = 0, used = 0, got;
+    do {
+        if (used == cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            uint8_t *grown = realloc(data, cap);
+            if (grown == NULL) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = grown;
+        }
+        got = fread(data + used, 1, cap - used, f);
+        used += got;
+    } while (got > 0);
+    fclose(f);
+    *size = used;
+    return data;
+}
+
+static wd_status no_imports(void *ud, const wd_import *imp, wd_extern *out, wd_error *err)
+{
+    (void)ud;
+    (void)imp;
+    (void)out;
+    return wd_fail(err, WD_ERR_UNLINKABLE, 0, "unknown import");
+}
+
+/* Decodes (and instantiates) once; times in ms into *decode and *inst (< 0: not done).
+ * Returns false on any error, printed. */
+static bool load_once(const char *path, const uint8_t *bytes, size_t size,
+                      const wd_decode_opts *opts, double *decode, double *inst)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_module *m = NULL;
+    double t0 = now_ms();
+    wd_status st = wd_decode_module(&ctx, bytes, size, opts, &m, &err);
+    *decode = now_ms() - t0;
+    *inst = -1;
+    if (st == WD_OK && m->import_count == 0) {
+        t0 = now_ms();
+        wd_store *s = wd_store_new(&ctx);
+        wd_extern none[1];
+        wd_instance *instance = NULL;
+        st = s == NULL ? wd_fail(&err, WD_ERR_NOMEM, 0, "out of memory") : WD_OK;
+        if (st == WD_OK)
+            st = wd_link_resolve(m, no_imports, NULL, none, &err);
+        if (st == WD_OK)
+            st = wd_link_instantiate(s, m, none, &instance, &err);
+        *inst = now_ms() - t0;
+        wd_store_free(s);
+    }
+    wd_module_free(m);
+    if (st != WD_OK)
+        fprintf(stderr, "loadtime: %s:0x%zx: %s: %s\n", path, err.offset, wd_status_name(st),
+                err.msg);
+    return st == WD_OK;
+}
+
+static bool measure(const char *path, int reps, const wd_decode_opts *opts)
+{
+    size_t size = 0;
+    uint8_t *bytes = read_file(path, &size);
+    if (bytes == NULL) {
+        fprintf(stderr, "loadtime: cannot read %s\n", path);
+        return false;
+    }
+    double dec[MAX_REPS], inst[MAX_REPS];
+    bool ok = true;
+    for (int i = 0; i < reps && ok; i++)
+        ok = load_once(path, bytes, size, opts, &dec[i], &inst[i]);
+    free(bytes);
+    if (!ok)
+        return false;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    double mb = (double)size / 1e6, d = median(dec, reps); /* sorts dec */
+    char dec_text[64], inst_text[64] = "n/a (imports)";
+    snprintf(dec_text, sizeof dec_text, "%.2f (%.2f-%.2f)", d, dec[0], dec[reps - 1]);
+    if (inst[0] >= 0) {
+        double i = median(inst, reps); /* sorts inst */
+        snprintf(inst_text, sizeof inst_text, "%.3f (%.3f-%.3f)", i, inst[0], inst[reps - 1]);
+    }
+    printf("| %-24s | %7.2f | %s | %24s | %7.1f | %20s |\n", base, mb,
+           opts->pvm ? "pvm  " : "plain", dec_text, mb / (d / 1e3), inst_text);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 11, status = 0, files = 0;
+    wd_decode_opts opts;
+    memset(&opts, 0, sizeof opts); /* the defaults, whatever fields the options gain */
+    opts.costs = wd_tickmodel_builtin("pvm-2.0");
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--pvm") == 0) {
+            opts.pvm = true;
+        } else if (strcmp(argv[i], "--header") == 0) {
+            printf("| %-24s | %7s | %s | %-24s | %7s | %20s |\n", "load (in process)", "size MB",
+                   "mode ", "decode, ms", "MB/s", "instantiate, ms");
+            printf("| %.24s | %.7s:| %.5s | %.24s:| %.7s:| %.20s:|\n", DASHES, DASHES, DASHES,
+                   DASHES, DASHES, DASHES);
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else if (strncmp(argv[i], "--", 2) == 0 || reps < 1 || reps > MAX_REPS ||
+                   opts.costs == NULL) {
+            fprintf(stderr, "usage: loadtime [--reps N (1-%d)] [--header] [--pvm] FILE...\n",
+                    MAX_REPS);
+            return 2;
+        } else {
+            files++;
+            if (!measure(argv[i], reps, &opts))
+                status = 1;
+        }
+    }
+    return files == 0 ? 2 : status;
+}
