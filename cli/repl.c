@@ -504,7 +504,8 @@ static const doc docs[] = {
      "when the PVM waits for input, feeds it the next inbox of the inputs file."},
     {"reveal preimage [<hex>] | reveal metadata",
      "the reference's manual reveals. wasmdbg answers reveal requests itself (preimages from "
-     "--preimage-dir, metadata from --rollup), so the PVM never waits on one."},
+     "--preimage-dir, metadata from --rollup); a preimage or DAL page it cannot find is asked "
+     "for at once, in hex on the next line (three attempts), as the reference does."},
     {"profile [--collapsed] [--without-time] [--no-reboot]",
      "from a state waiting for input (loading the next inbox) or at a snapshot: profiles until "
      "the PVM needs input again (--no-reboot: one kernel_run) and writes folded stacks to "
@@ -1020,6 +1021,56 @@ static int start(wd_repl *r, int argc, char **argv, const char **script)
     return code;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The reference debugger's manual reveal: when a preimage (or DAL page) is not in its
+ * directory, ask for its bytes in hex on standard input, three attempts. */
+static wd_status ask_reveal(void *ud, const char *what, const char *key, const char *dir,
+                            uint8_t *buf, size_t max, size_t *size, wd_error *err)
+{
+    wd_repl *r = ud;
+    printf("%s %s not found in %s, or there was a reading error. Please provide it manually.\n",
+           what, key, dir);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (r->interactive) {
+            printf("> ");
+        }
+        fflush(stdout);
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n = getline(&line, &cap, stdin);
+        if (n < 0) {
+            free(line);
+            break;
+        }
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+            line[--n] = '\0';
+        bool ok = n % 2 == 0;
+        size_t k = 0;
+        for (ssize_t i = 0; ok && i < n; i += 2) {
+            int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
+            ok = hi >= 0 && lo >= 0;
+            if (ok && k < max)
+                buf[k] = (uint8_t)(hi << 4 | lo);
+            k++;
+        }
+        free(line);
+        if (ok) {
+            *size = k;
+            return WD_OK;
+        }
+        printf("Error: the data is not a valid hexadecimal value.\n");
+    }
+    printf("Too many tries, aborting.\n");
+    return wd_fail(err, WD_TRAP, 0, "%s %s was not provided", what, key);
+}
+
 int wd_cli_debug(int argc, char **argv)
 {
     wd_repl *r = calloc(1, sizeof *r);
@@ -1032,6 +1083,7 @@ int wd_cli_debug(int argc, char **argv)
         return code;
     }
     r->t = wd_pvm_thread(r->s.pvm);
+    wd_pvm_set_reveal_prompt(r->s.pvm, ask_reveal, r);
     r->next_bp = 1;
     wd_srcloc_init(&r->loc, &r->s.ctx);
     code = WD_EXIT_OK;

@@ -1079,6 +1079,7 @@ host_call: {
         err->func_idx = code->func_idx;
         if (err->offset == 0)
             err->offset = code->offsets[ip - base];
+        frame->ip = ip; /* the backtrace shows the failing call, not its return address */
         keep_trap_stack(t);
         wd_interp_unwind(t);
         return st;

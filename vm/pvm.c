@@ -48,6 +48,8 @@ struct wd_pvm {
     uint64_t eval_start;  /* tick at which eval started */
     bool fresh;           /* kernel_run not invoked yet */
     wd_error last_error;  /* how the last eval ended */
+    wd_reveal_prompt prompt; /* asks for reveal data not found, or NULL */
+    void *prompt_ud;
     bool finished_unseen; /* FINISHED was not yet a stop of wd_pvm_advance */
 
     /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
@@ -183,10 +185,12 @@ static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *
         hex(req + 1, 33, name);
         snprintf(path, sizeof path, "%s/%s", p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage",
                  name);
-        if (read_file(path, buf, max, size) != WD_OK)
-            return wd_fail(err, WD_TRAP, 0, "preimage %s not found in %s", name,
-                           p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage");
-        return WD_OK;
+        const char *dir = p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage";
+        if (read_file(path, buf, max, size) == WD_OK)
+            return WD_OK;
+        if (p->prompt != NULL)
+            return p->prompt(p->prompt_ud, "Preimage", name, dir, buf, max, size, err);
+        return wd_fail(err, WD_TRAP, 0, "preimage %s not found in %s", name, dir);
     }
     case 0x01: { /* metadata: rollup address and origination level 0 */
         uint8_t md[24] = {0};
@@ -204,9 +208,12 @@ static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *
         char path[4200];
         snprintf(path, sizeof path, "%s/%d-%d-%d", p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages",
                  lvl, req[5], page);
-        if (read_file(path, buf, max, size) != WD_OK)
-            return wd_fail(err, WD_TRAP, 0, "DAL page %s not found", path);
-        return WD_OK;
+        if (read_file(path, buf, max, size) == WD_OK)
+            return WD_OK;
+        if (p->prompt != NULL)
+            return p->prompt(p->prompt_ud, "DAL page", path + strlen(p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages") + 1,
+                             p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages", buf, max, size, err);
+        return wd_fail(err, WD_TRAP, 0, "DAL page %s not found", path);
     }
     case 0x03:
         return wd_fail(err, WD_TRAP, 0,
@@ -705,6 +712,12 @@ wd_memory *wd_pvm_memory(wd_pvm *p)
 wd_thread *wd_pvm_thread(wd_pvm *p)
 {
     return &p->thread;
+}
+
+void wd_pvm_set_reveal_prompt(wd_pvm *p, wd_reveal_prompt prompt, void *ud)
+{
+    p->prompt = prompt;
+    p->prompt_ud = ud;
 }
 
 void wd_pvm_set_hooks(wd_pvm *p, const wd_hooks *hooks)

@@ -100,6 +100,16 @@ WD_NODISCARD wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n,
 wd_memory *wd_pvm_memory(wd_pvm *p);
 /* The thread (frames of a suspended kernel_run, pending flag, ticks). */
 wd_thread *wd_pvm_thread(wd_pvm *p);
+/* Asks the user for reveal data the PVM could not find (the reference debugger's manual
+ * reveals): `what` is "Preimage" or "DAL page", `key` its hash in hex or its file name,
+ * `dir` where it was looked for. Writes at most `max` bytes to buf, the full size to *size;
+ * a non-OK status fails the kernel run (the PVM is stuck). */
+typedef wd_status (*wd_reveal_prompt)(void *ud, const char *what, const char *key,
+                                      const char *dir, uint8_t *buf, size_t max, size_t *size,
+                                      wd_error *err);
+/* Installs (or with NULL removes) the prompt: interactive front ends only. */
+void wd_pvm_set_reveal_prompt(wd_pvm *p, wd_reveal_prompt prompt, void *ud);
+
 /* Replaces the hooks (profiler, debugger). */
 void wd_pvm_set_hooks(wd_pvm *p, const wd_hooks *hooks);
 /* The reference's Internal_status: Collect, Snapshot, Eval, Evaluation succeeded,

@@ -1,0 +1,1 @@
+run tests/golden/data/reveal-missing.wat --inputs tests/golden/data/one-level.inputs.json --preimage-dir tests/golden/data/preimage --without-time --fail-on-stuck
