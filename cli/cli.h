@@ -27,6 +27,13 @@ int wd_cli_report(int argc, char **argv);
  * program, for `wasmdbg KERNEL ...`). */
 int wd_cli_debug(int argc, char **argv);
 
+/* `wasmdbg budget check|update KERNEL --inputs FILE --budget FILE [options]`: tick budgets
+ * for CI; argv[0] is "budget". */
+int wd_cli_budget(int argc, char **argv);
+
+/* `wasmdbg diff OLD.json NEW.json`: two JSON profiles compared; argv[0] is "diff". */
+int wd_cli_diff(int argc, char **argv);
+
 /* Reads the module at `path`: a binary module as it is, a text module (.wat, .wast)
  * converted by `wat2wasm --debug-names` into a temporary file (so it gets a name
  * section). *out is owned by the caller (wd_free). Errors: WD_ERR_IO with a message

@@ -19,6 +19,11 @@ static const char help_text[] =
     "  report TRACE                 rebuild a profile from a trace (profile --record)\n"
     "  debug KERNEL [--inputs FILE] the interactive debugger (the reference debugger's REPL,\n"
     "                               breakpoints, stepping, bt); also `wasmdbg KERNEL ...`\n"
+    "  budget check|update KERNEL --inputs FILE --budget FILE\n"
+    "                               CI gate: compare ticks (total, phases, levels,\n"
+    "                               functions) with a budget file, or write it\n"
+    "  diff OLD.json NEW.json       compare two profiles (profile --json): ticks per phase\n"
+    "                               and function, biggest changes first\n"
     "  invoke MODULE FUNC [ARG...]  call an export of a plain module (no PVM): results, "
     "ticks\n"
     "\n"
@@ -52,6 +57,10 @@ int main(int argc, char **argv)
         return wd_cli_report(argc - 1, argv + 1);
     if (strcmp(cmd, "debug") == 0)
         return wd_cli_debug(argc - 1, argv + 1);
+    if (strcmp(cmd, "budget") == 0)
+        return wd_cli_budget(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return wd_cli_diff(argc - 1, argv + 1);
     /* As the reference debugger is used: `wasmdbg KERNEL ...` or `wasmdbg --kernel K ...`. */
     struct stat st;
     bool kernel = stat(cmd, &st) == 0 && S_ISREG(st.st_mode);

@@ -17,6 +17,9 @@
 #   9. the REPL's tests (tests/repl: scripted `wasmdbg debug` sessions with their exact
 #      outputs, stepping versus running straight through, source lines in bt, a real
 #      terminal under tmux; also run on the asan build in part 3)
+#  10. budget tests (tests/budget/run.sh: `wasmdbg budget check|update` with exact outputs
+#      and exit codes, JUnit files, update then check, byte-identical reruns; also run on
+#      the asan build in part 3)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -223,6 +226,7 @@ if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan
     run golden-asan bash tests/golden/run.sh build/asan/wasmdbg
     run repl-asan bash tests/repl/run.sh build/asan/wasmdbg
     run profile-asan bash tests/profile/run.sh build/asan/wasmdbg
+    run budget-asan bash tests/budget/run.sh build/asan/wasmdbg
 fi
 
 if build debug BUILD=debug build/debug/unit_tests; then
@@ -237,6 +241,7 @@ if [ -x build/release/wasmdbg ]; then
     run golden-release bash tests/golden/run.sh build/release/wasmdbg
     run repl-release bash tests/repl/run.sh build/release/wasmdbg
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
+    run budget-release bash tests/budget/run.sh build/release/wasmdbg
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
         --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \

@@ -1,0 +1,1 @@
+budget verify kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json --no-kernel-debug --budget tests/budget/holds.budget.json
