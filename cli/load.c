@@ -1,6 +1,8 @@
 /* load.c: reading module files for the subcommands, converting text modules with wabt. */
 #include "cli/cli.h"
 
+#include "base/file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,38 +22,7 @@ static bool has_suffix(const char *s, const char *suffix)
 static wd_status read_binary(wd_ctx *ctx, const char *path, const char *shown, uint8_t **out,
                              size_t *out_size, wd_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", shown, strerror(errno));
-    size_t cap = 65536, size = 0;
-    uint8_t *buf = wd_alloc(ctx, cap);
-    wd_status st = buf == NULL ? wd_fail(err, WD_ERR_NOMEM, 0, "out of memory") : WD_OK;
-    while (st == WD_OK) {
-        if (size == cap) {
-            uint8_t *bigger = cap >= MAX_MODULE_SIZE ? NULL : wd_realloc(ctx, buf, cap * 2);
-            if (bigger == NULL) {
-                st = wd_fail(err, WD_ERR_IO, 0, "%s: too large", shown);
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t n = fread(buf + size, 1, cap - size, f);
-        size += n;
-        if (n == 0) {
-            if (ferror(f))
-                st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot read: %s", shown, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (st != WD_OK) {
-        wd_free(ctx, buf);
-        return st;
-    }
-    *out = buf;
-    *out_size = size;
-    return WD_OK;
+    return wd_read_file(ctx, path, shown, MAX_MODULE_SIZE, out, out_size, err);
 }
 
 /* Runs `wat2wasm --debug-names path -o out`; its own messages go to our stderr. */

@@ -1,5 +1,7 @@
 #include "vm/inputs.h"
 
+#include "base/file.h"
+
 #include "vm/base58.h"
 #include "vm/michelson.h"
 
@@ -440,43 +442,12 @@ wd_status wd_inputs_parse(wd_ctx *ctx, const char *name, const char *text, size_
     return st;
 }
 
-/* Reads the whole file into *text (allocated); bounded by the file's size. */
+/* Reads the whole file into *text (allocated). */
 static wd_status read_file(wd_ctx *ctx, const char *path, char **text, size_t *size, wd_error *err)
 {
-    *text = NULL;
-    *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    wd_status st = WD_OK;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nbuf = ncap > cap ? wd_realloc(ctx, buf, ncap) : NULL;
-            if (nbuf == NULL) {
-                st = wd_fail(err, WD_ERR_NOMEM, 0, "%s: out of memory", path);
-                break;
-            }
-            buf = nbuf;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot read: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (st != WD_OK) {
-        wd_free(ctx, buf);
-        return st;
-    }
-    *text = buf;
-    *size = len;
+    uint8_t *bytes;
+    WD_TRY(wd_read_file(ctx, path, NULL, (size_t)1 << 31, &bytes, size, err));
+    *text = (char *)bytes;
     return WD_OK;
 }
 

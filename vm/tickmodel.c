@@ -6,6 +6,8 @@
  * rules (the text has already parsed, so it is well-formed). */
 #include "vm/tickmodel.h"
 
+#include "base/file.h"
+
 #include "base/alloc.h"
 #include "decode/code.h"
 
@@ -399,39 +401,9 @@ static wd_status fail_at_key(const loader *ld, const char *parent, const char *k
 static wd_status read_file(wd_ctx *ctx, const char *path, char **out, size_t *out_size,
                            wd_error *err)
 {
-    *out = NULL;
-    *out_size = 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open tick model file", path);
-    size_t cap = 4096, size = 0;
-    char *buf = wd_alloc(ctx, cap);
-    wd_status st = buf == NULL ? wd_fail(err, WD_ERR_NOMEM, 0, "out of memory") : WD_OK;
-    while (st == WD_OK) {
-        if (size == cap) {
-            char *bigger = cap >= MAX_MODEL_FILE_SIZE ? NULL : wd_realloc(ctx, buf, cap * 2);
-            if (bigger == NULL) {
-                st = wd_fail(err, WD_ERR_USAGE, 0, "%s: tick model file too large", path);
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t n = fread(buf + size, 1, cap - size, f);
-        size += n;
-        if (n == 0) {
-            if (ferror(f))
-                st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot read: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (st != WD_OK) {
-        wd_free(ctx, buf);
-        return st;
-    }
-    *out = buf;
-    *out_size = size;
+    uint8_t *bytes;
+    WD_TRY(wd_read_file(ctx, path, NULL, MAX_MODEL_FILE_SIZE, &bytes, out_size, err));
+    *out = (char *)bytes;
     return WD_OK;
 }
 
