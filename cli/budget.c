@@ -310,25 +310,13 @@ typedef struct measured {
     bool failed;               /* a run trapped or failed, or the PVM is stuck */
 } measured;
 
-static wd_prof_outcome outcome_of(wd_run_outcome o)
-{
-    switch (o) {
-    case WD_RUN_OK: return WD_PROF_OK;
-    case WD_RUN_TRAPPED: return WD_PROF_TRAPPED;
-    case WD_RUN_FAILED: return WD_PROF_FAILED;
-    case WD_RUN_STUCK: return WD_PROF_STUCK;
-    }
-    return WD_PROF_STUCK;
-}
-
 static void report_runs(wd_cli_pvm *s, wd_prof *prof, uint32_t *seen)
 {
     uint32_t n;
     const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
     for (; *seen < n; (*seen)++) {
         const wd_run_report *r = &runs[*seen];
-        wd_prof_run_info info = {r->level, r->index, r->start, r->effective,
-                                 outcome_of(r->outcome), r->reboot, r->reason, 0};
+        wd_prof_run_info info = wd_profhook_run_info(r, 0, NULL, false);
         wd_prof_run_info_add(prof, &info);
     }
 }

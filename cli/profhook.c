@@ -459,3 +459,20 @@ int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o)
     fflush(stdout);
     return WD_EXIT_OK;
 }
+
+wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, const char *reason,
+                                      bool with_time)
+{
+    static const wd_prof_outcome outcome[] = {
+        [WD_RUN_OK] = WD_PROF_OK,
+        [WD_RUN_TRAPPED] = WD_PROF_TRAPPED,
+        [WD_RUN_FAILED] = WD_PROF_FAILED,
+        [WD_RUN_STUCK] = WD_PROF_STUCK,
+    };
+    uint64_t start = r->start > base ? r->start - base : 0;
+    uint64_t end = r->start + r->effective > base ? r->start + r->effective - base : 0;
+    wd_prof_run_info info = {r->level, r->index, start, end - start, outcome[r->outcome],
+                             r->reboot, reason != NULL ? reason : r->reason,
+                             with_time ? (int64_t)(r->seconds * 1e9) : 0};
+    return info;
+}

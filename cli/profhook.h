@@ -9,6 +9,7 @@
 #include "profiler/dwarf.h"
 #include "profiler/output.h"
 #include "profiler/prof.h"
+#include "vm/pvm.h"
 
 typedef struct wd_profhook_host {
     const wd_func *func;
@@ -45,6 +46,12 @@ typedef struct wd_srcloc {
     wd_dwarf_lines *lines; /* NULL: none (or not parseable) */
     uint64_t code_start;   /* module offset of the code section's contents */
 } wd_srcloc;
+
+/* The profiler's record of the PVM's run report `r`: ticks counted from `base` (a run that
+ * began before it counts from it), `reason` its text (NULL: the report's), wall time kept
+ * when with_time. */
+wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, const char *reason,
+                                      bool with_time);
 
 void wd_srcloc_init(wd_srcloc *s, wd_ctx *ctx);
 void wd_srcloc_fini(wd_srcloc *s);

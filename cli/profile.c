@@ -117,17 +117,6 @@ static void timestamp(char *buf, size_t size)
     snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
 }
 
-static wd_prof_outcome outcome_of(wd_run_outcome o)
-{
-    switch (o) {
-    case WD_RUN_OK: return WD_PROF_OK;
-    case WD_RUN_TRAPPED: return WD_PROF_TRAPPED;
-    case WD_RUN_FAILED: return WD_PROF_FAILED;
-    case WD_RUN_STUCK: return WD_PROF_STUCK;
-    }
-    return WD_PROF_STUCK;
-}
-
 /* The runs the PVM reported since `*seen`, to the profiler. A trap's reason names the
  * function and offset; where the kernel has DWARF line tables, the source line is added. */
 static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *seen,
@@ -149,9 +138,7 @@ static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *
             wd_srcloc_lookup(loc, m, (uint32_t)strtoul(at + 6, NULL, 16), &file, &line, &col))
             snprintf(reason + strlen(reason), sizeof reason - strlen(reason), " (%s:%u)", file,
                      line);
-        wd_prof_run_info info = {r->level, r->index, r->start, r->effective,
-                                 outcome_of(r->outcome), r->reboot, reason,
-                                 with_time ? (int64_t)(r->seconds * 1e9) : 0};
+        wd_prof_run_info info = wd_profhook_run_info(r, 0, reason, with_time);
         wd_prof_run_info_add(prof, &info);
     }
 }

@@ -91,17 +91,6 @@ static bool window_start(wd_repl *r, bool with_time)
     return true;
 }
 
-static wd_prof_outcome outcome_of(wd_run_outcome o)
-{
-    switch (o) {
-    case WD_RUN_OK: return WD_PROF_OK;
-    case WD_RUN_TRAPPED: return WD_PROF_TRAPPED;
-    case WD_RUN_FAILED: return WD_PROF_FAILED;
-    case WD_RUN_STUCK: return WD_PROF_STUCK;
-    }
-    return WD_PROF_STUCK;
-}
-
 void wd_repl_prof_runs(wd_repl *r)
 {
     wd_repl_prof *w = &r->prof;
@@ -112,12 +101,7 @@ void wd_repl_prof_runs(wd_repl *r)
     for (; w->runs_seen < n; w->runs_seen++) {
         const wd_run_report *x = &runs[w->runs_seen];
         /* a run that began before the window: its part inside it */
-        uint64_t start = x->start > base_ticks ? x->start - base_ticks : 0;
-        uint64_t end = x->start + x->effective > base_ticks ? x->start + x->effective - base_ticks
-                                                             : 0;
-        wd_prof_run_info info = {x->level, x->index, start, end - start,
-                                 outcome_of(x->outcome), x->reboot, x->reason,
-                                 w->with_time ? (int64_t)(x->seconds * 1e9) : 0};
+        wd_prof_run_info info = wd_profhook_run_info(x, base_ticks, NULL, w->with_time);
         wd_prof_run_info_add(w->prof, &info);
     }
 }
