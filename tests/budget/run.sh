@@ -27,6 +27,7 @@ SHARED=${WD_SHARED_DIR:-../shared}
 TMP=$(mktemp -d)
 export SHARED TMP
 trap 'rm -rf "$TMP"' EXIT
+. tests/cases.sh
 passed=0
 failed=0
 dir=tests/budget
@@ -62,28 +63,7 @@ status() {
 # ---- 1. scripted checks ---------------------------------------------------------------------
 
 for cmd in "$dir"/*.cmd; do
-    name=${cmd%.cmd}
-    eval "set -- $(cat "$cmd")"
-    st=0
-    "$wasmdbg" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || st=$?
-    echo "$st" >"$TMP/status"
-    if [ "$update" = "--update" ]; then
-        cp "$TMP/out" "$name.out"
-        cp "$TMP/err" "$name.err"
-        cp "$TMP/status" "$name.status"
-        ok
-        continue
-    fi
-    good=yes
-    for part in out err status; do
-        if ! cmp -s "$TMP/$part" "$name.$part"; then
-            [ $good = yes ] && echo "$name: wasmdbg $(cat "$cmd")"
-            good=no
-            echo "  $part differs:"
-            diff "$name.$part" "$TMP/$part" | head -n 12 | sed 's/^/    /'
-        fi
-    done
-    if [ $good = yes ]; then ok; else fail "$name"; fi
+    if run_case "${cmd%.cmd}" /dev/null cat; then ok; else fail "${cmd%.cmd}"; fi
 done
 
 # ---- 2. JUnit XML ---------------------------------------------------------------------------

@@ -10,33 +10,18 @@ wasmdbg=$1
 update=${2:-}
 SHARED=${WD_SHARED_DIR:-../shared}
 export SHARED
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+TMP=$(mktemp -d)
+export TMP
+trap 'rm -rf "$TMP"' EXIT
+. tests/cases.sh
 passed=0
 failed=0
 for cmd in tests/golden/*.cmd; do
-    name=${cmd%.cmd}
-    eval "set -- $(cat "$cmd")"
-    status=0
-    "$wasmdbg" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || status=$?
-    echo "$status" >"$tmp/status"
-    if [ "$update" = "--update" ]; then
-        cp "$tmp/out" "$name.out"
-        cp "$tmp/err" "$name.err"
-        cp "$tmp/status" "$name.status"
+    if run_case "${cmd%.cmd}" /dev/null cat; then
         passed=$((passed + 1))
-        continue
+    else
+        failed=$((failed + 1))
     fi
-    ok=yes
-    for part in out err status; do
-        if ! cmp -s "$tmp/$part" "$name.$part"; then
-            [ $ok = yes ] && echo "$name: wasmdbg $(cat "$cmd")"
-            ok=no
-            echo "  $part differs:"
-            diff "$name.$part" "$tmp/$part" | head -n 12 | sed 's/^/    /'
-        fi
-    done
-    if [ $ok = yes ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -27,6 +27,7 @@ SHARED=${WD_SHARED_DIR:-../shared}
 TMP=$(mktemp -d)
 export SHARED TMP
 trap 'tmux -L "wasmdbg-test-$$" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+. tests/cases.sh
 passed=0
 failed=0
 skipped=0
@@ -50,30 +51,7 @@ mask() {
 # ---- 1. scripted sessions -----------------------------------------------------------------
 
 for cmd in tests/repl/*.cmd; do
-    name=${cmd%.cmd}
-    eval "set -- $(cat "$cmd")"
-    status=0
-    "$wasmdbg" "$@" <"$name.in" >"$TMP/raw.out" 2>"$TMP/raw.err" || status=$?
-    mask <"$TMP/raw.out" >"$TMP/out"
-    mask <"$TMP/raw.err" >"$TMP/err"
-    echo "$status" >"$TMP/status"
-    if [ "$update" = "--update" ]; then
-        cp "$TMP/out" "$name.out"
-        cp "$TMP/err" "$name.err"
-        cp "$TMP/status" "$name.status"
-        ok
-        continue
-    fi
-    good=yes
-    for part in out err status; do
-        if ! cmp -s "$TMP/$part" "$name.$part"; then
-            [ $good = yes ] && echo "$name: wasmdbg $(cat "$cmd") <$name.in"
-            good=no
-            echo "  $part differs:"
-            diff "$name.$part" "$TMP/$part" | head -n 12 | sed 's/^/    /'
-        fi
-    done
-    if [ $good = yes ]; then ok; else fail "$name"; fi
+    if run_case "${cmd%.cmd}" "${cmd%.cmd}.in" mask; then ok; else fail "${cmd%.cmd}"; fi
 done
 
 # ---- 2. stepping by ticks or instructions versus running straight through -----------------
