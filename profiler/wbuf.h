@@ -49,43 +49,7 @@ static inline void wb_char(wbuf *w, char c)
     w->b[w->n++] = c;
 }
 
-static inline void wb_u64(wbuf *w, uint64_t v)
-{
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
-                                "31323334353637383940414243444546474849505152535455565758596061"
-                                "62636465666768697071727374757677787980818283848586878889909192"
-                                "93949596979899";
-    char t[24];
-    int k = 24;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100);
-        v /= 100;
-        t[--k] = pairs[2 * d + 1];
-        t[--k] = pairs[2 * d];
-    }
-    if (v >= 10) {
-        t[--k] = pairs[2 * v + 1];
-        t[--k] = pairs[2 * v];
-    } else {
-        t[--k] = (char)('0' + v);
-    }
-    if (w->n + 24 <= sizeof w->b) {
-        memcpy(w->b + w->n, t + k, (size_t)(24 - k));
-        w->n += (size_t)(24 - k);
-    } else {
-        wb_bytes(w, t + k, (size_t)(24 - k));
-    }
-}
 
-static inline void wb_i64(wbuf *w, int64_t v)
-{
-    if (v < 0) {
-        wb_char(w, '-');
-        wb_u64(w, 0 - (uint64_t)v);
-    } else {
-        wb_u64(w, (uint64_t)v);
-    }
-}
 
 /* Direct writing: wb_reserve returns room for n bytes (n <= sizeof b), the caller fills it
  * with the wp_ helpers and hands back the end with wb_commit. */
@@ -125,6 +89,22 @@ static inline char *wp_u64(char *p, uint64_t v)
     }
     memcpy(p, t + k, (size_t)(24 - k));
     return p + (24 - k);
+}
+
+/* Writes v in decimal (at most 20 digits). */
+static inline void wb_u64(wbuf *w, uint64_t v)
+{
+    wb_commit(w, wp_u64(wb_reserve(w, 24), v));
+}
+
+static inline void wb_i64(wbuf *w, int64_t v)
+{
+    if (v < 0) {
+        wb_char(w, '-');
+        wb_u64(w, 0 - (uint64_t)v);
+    } else {
+        wb_u64(w, (uint64_t)v);
+    }
 }
 
 static inline char *wp_i64(char *p, int64_t v)
