@@ -15,7 +15,16 @@
 #      passes; `update` on a stuck kernel exits 1 and leaves the file alone.
 #   4. `wasmdbg diff` of two profiles of the example kernel (two inputs files): exact output,
 #      text and JSON; exit 2 for different tick models, usage errors, a file that is not a
-#      profile.
+#      profile. The differential flamegraph (--svg): of the kernel's profiles given as their
+#      -o directories, as JSON files beside their stacks and with --folded-old/--folded-new:
+#      well-formed XML (xmllint, else python3, else a structural check), self-contained,
+#      frames' tooltips agreeing with the table, byte-identical when run twice, and, when
+#      chromium is installed, zoom and search in a headless browser; of small hand-made
+#      profiles (tests/budget/diff-small-*): exact text output, the class, tooltip (before,
+#      after, delta, percent) and colour of a grown, a shrunk, an unchanged and a new frame,
+#      escaped names, a frame only the old profile has left out and counted, the stacks
+#      carried in the JSON ("stacks"); exit 2 for stacks not found, malformed stacks, an
+#      unwritable SVG, a directory without a profile, options without --svg.
 #   5. Determinism: the same check twice (text, JSON, GitHub annotations, JUnit) gives
 #      byte-identical output.
 # Ends with `budget: N passed, N failed`.
@@ -139,6 +148,194 @@ status diff-tick-models 2 $?
 status diff-usage 2 $?
 "$wasmdbg" diff "$TMP/old.json" README.md >/dev/null 2>&1
 status diff-not-a-profile 2 $?
+
+# The differential flamegraph (--svg).
+
+# well_formed SVG: XML well-formedness by xmllint, else python3, else the structure.
+well_formed() {
+    if command -v xmllint >/dev/null; then
+        xmllint --noout "$1"
+    elif command -v python3 >/dev/null; then
+        python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$1"
+    else
+        [ "$(head -c 5 "$1")" = "<?xml" ] && [ "$(tail -n 1 "$1")" = "</svg>" ] &&
+            [ "$(grep -o '<g[ >]' "$1" | wc -l)" = "$(grep -o '</g>' "$1" | wc -l)" ] &&
+            [ "$(grep -o '<title>' "$1" | wc -l)" = "$(grep -o '</title>' "$1" | wc -l)" ]
+    fi
+}
+
+# svg_ok NAME SVG: well-formed and self-contained (no reference but the SVG namespace).
+svg_ok() {
+    if [ ! -s "$2" ]; then
+        fail "$1: no SVG written"
+    elif ! well_formed "$2" >"$TMP/xml.err" 2>&1; then
+        fail "$1: not well-formed XML"
+        head -n 5 "$TMP/xml.err" | sed 's/^/    /'
+    elif [ "$(grep -o 'http' "$2" | wc -l)" != 1 ] || grep -q 'href' "$2"; then
+        fail "$1: not self-contained"
+    else
+        ok
+    fi
+}
+
+# frame NAME SVG FRAME CLASS TOOLTIP: FRAME is drawn, of CLASS, with TOOLTIP as its details
+# line and <title> (XML-escaped as given).
+frame() {
+    if grep -F "<g data-name=\"$3\" class=\"$4\" " "$2" |
+        grep -qF "data-info=\"$5\"><title>$5</title>"; then
+        ok
+    else
+        fail "$1: no frame $3 of class $4 with tooltip: $5"
+        grep -F "<g data-name=\"$3\" " "$2" | head -n 3 | cut -c 1-300 | sed 's/^/    got: /'
+    fi
+}
+
+# fill SVG FRAME: the first FRAME's fill as "R G B".
+fill() {
+    grep -F "<g data-name=\"$2\" " "$1" | head -n 1 |
+        sed -n 's/.* fill="rgb(\([0-9]*\),\([0-9]*\),\([0-9]*\))".*/\1 \2 \3/p'
+}
+
+# The kernel's two profiles, given as the -o directories `profile` wrote them into.
+st=0
+"$wasmdbg" diff "$TMP/prof-old" "$TMP/prof-new" --svg "$TMP/diff.svg" >"$TMP/dsvg.out" \
+    2>"$TMP/dsvg.err" || st=$?
+status diff-svg 0 $st
+svg_ok diff-svg "$TMP/diff.svg"
+# The same table as from the JSON files (its first line names the files found) and then
+# where the SVG went.
+sed '1d;$d' "$TMP/dsvg.out" >"$TMP/dsvg.table"
+tail -n +2 $dir/diff-counter.out.expected >"$TMP/expected.table"
+cmp -s "$TMP/expected.table" "$TMP/dsvg.table" &&
+    [ "$(tail -n 1 "$TMP/dsvg.out")" = "differential flamegraph: $TMP/diff.svg" ] &&
+    [ ! -s "$TMP/dsvg.err" ] && ok || fail "diff-svg: unexpected output"
+# Each function called from one call path: its frame's figures are the table's.
+for fn in do_mint parse; do
+    read -r before after < <(awk -v f="$fn" '$1 == "function" && $2 == f { print $3, $4 }' \
+        "$TMP/dsvg.out")
+    if [ -z "$before" ]; then
+        fail "diff-svg: $fn is not in the table"
+    elif grep -qF "data-info=\"$fn: $before -> $after ticks (+" "$TMP/diff.svg"; then
+        ok
+    else
+        fail "diff-svg: $fn's frame does not say $before -> $after ticks"
+    fi
+done
+grep -q '<g data-name="kernel_run" class="[a-z]*" data-depth="1"' "$TMP/diff.svg" &&
+    grep -q '<g data-name="do_mint" class="grow" data-depth="2"' "$TMP/diff.svg" &&
+    ok || fail "diff-svg: kernel_run and do_mint (grown) frames missing"
+# Run twice: the same bytes.
+"$wasmdbg" diff "$TMP/prof-old" "$TMP/prof-new" --svg "$TMP/diff2.svg" >/dev/null 2>&1
+cmp -s "$TMP/diff.svg" "$TMP/diff2.svg" && ok || fail "diff-svg: two runs differ"
+
+# The JSON files printed on stdout are not beside their stacks: exit 2, naming the option;
+# with the option, the same frames.
+st=0
+"$wasmdbg" diff "$TMP/old.json" "$TMP/new.json" --svg "$TMP/nostacks.svg" >"$TMP/ns.out" \
+    2>"$TMP/ns.err" || st=$?
+status diff-svg-no-stacks 2 $st
+grep -q -- '--folded-new FILE' "$TMP/ns.err" && [ ! -s "$TMP/ns.out" ] &&
+    [ ! -e "$TMP/nostacks.svg" ] && ok || fail "diff-svg-no-stacks: unexpected output"
+st=0
+"$wasmdbg" diff "$TMP/old.json" "$TMP/new.json" --svg "$TMP/folded.svg" \
+    --folded-old "$TMP"/prof-old/*.out --folded-new "$TMP"/prof-new/*.out >/dev/null \
+    2>"$TMP/fo.err" || st=$?
+status diff-svg-folded 0 $st
+svg_ok diff-svg-folded "$TMP/folded.svg"
+grep '^<g data-name' "$TMP/diff.svg" >"$TMP/frames1"
+grep '^<g data-name' "$TMP/folded.svg" >"$TMP/frames2"
+[ -s "$TMP/frames1" ] && cmp -s "$TMP/frames1" "$TMP/frames2" && [ ! -s "$TMP/fo.err" ] &&
+    ok || fail "diff-svg-folded: other frames than from the directories"
+# Stacks of another profile: a warning, not an error.
+st=0
+"$wasmdbg" diff "$TMP/old.json" "$TMP/new.json" --svg "$TMP/mixed.svg" \
+    --folded-old "$TMP"/prof-new/*.out --folded-new "$TMP"/prof-new/*.out >/dev/null \
+    2>"$TMP/mixed.err" || st=$?
+status diff-svg-other-stacks 0 $st
+grep -q 'warning: .*add up to 1165718 ticks, .*old.json has 1155928: not the same profile' \
+    "$TMP/mixed.err" && ok || fail "diff-svg-other-stacks: no warning"
+
+# In a browser: the script zooms and searches as in the profile's flamegraph.
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$browser" ]; then
+    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --dump-dom "file://$TMP/diff.svg#selftest" >"$TMP/dom.txt" 2>/dev/null
+    grep -q 'data-ready="1"' "$TMP/dom.txt" &&
+        grep -Eq 'data-selftest="zoom:ok unzoom:ok search:[1-9][0-9.]* frames:[0-9]+"' \
+            "$TMP/dom.txt" && ok || fail "diff-svg: zoom and search in headless chromium"
+else
+    echo "skipped: chromium is not installed (apt-get install chromium) for the diff SVG check"
+fi
+
+# Small hand-made profiles: beside their stacks (files.folded), one with \r\n and a blank
+# line. kernel_run's self is unchanged, grow +50%, grow_a +10%, shrink -50%, same and
+# same;leaf unchanged, fresh and fresh;<&"'> new, gone only in the old profile.
+st=0
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json --svg "$TMP/small.svg" \
+    >"$TMP/small.raw" 2>&1 || st=$?
+status diff-svg-small 0 $st
+sed "s#$TMP#<tmp>#g" "$TMP/small.raw" >"$TMP/small.out"
+same diff-svg-small $dir/diff-small.out.expected "$TMP/small.out"
+svg_ok diff-svg-small "$TMP/small.svg"
+S=$TMP/small.svg
+frame small-unchanged "$S" kernel_run same \
+    'kernel_run: 590 -> 567 ticks (-23, -3.89%); self 100 -> 100 (+0, +0.00%)'
+frame small-grown "$S" grow grow \
+    'grow: 100 -> 150 ticks (+50, +50.00%); self 100 -> 150 (+50, +50.00%)'
+frame small-grown-less "$S" grow_a grow \
+    'grow_a: 100 -> 110 ticks (+10, +10.00%); self 100 -> 110 (+10, +10.00%)'
+frame small-shrunk "$S" shrink shrink \
+    'shrink: 200 -> 100 ticks (-100, -50.00%); self 200 -> 100 (-100, -50.00%)'
+frame small-unchanged-leaf "$S" leaf same \
+    'leaf: 10 -> 10 ticks (+0, +0.00%); self 10 -> 10 (+0, +0.00%)'
+frame small-new "$S" fresh new 'fresh: new, 47 ticks; self 40'
+frame small-escaped "$S" '&lt;&amp;&quot;&apos;&gt;' new \
+    '&lt;&amp;&quot;&apos;&gt;: new, 7 ticks; self 7'
+grep -q 'data-name="gone"' "$S" && fail "small: a frame only in the old profile is drawn" || ok
+grep -q 'not drawn: 1 call path only in the old one, 30 ticks' "$S" &&
+    grep -q '>Differential flame graph: 590 -> 567 ticks (-23, -3.89%), pvm-2.0<' "$S" &&
+    ok || fail "small: title or legend"
+# Colours: red for growth, deeper for more; blue for shrinkage; grey; orange for new.
+read -r gr gg gb < <(fill "$S" grow)
+read -r ar ag ab < <(fill "$S" grow_a)
+read -r sr sg sb < <(fill "$S" shrink)
+[ "${gr:-0}" -gt "$gg" ] && [ "$gg" = "$gb" ] && [ "${ar:-0}" -gt "$ag" ] &&
+    [ "$gg" -lt "$ag" ] && [ "${sb:-0}" -gt "$sr" ] && [ "$sb" -gt "$sg" ] &&
+    [ "$(fill "$S" same)" = "222 222 218" ] && [ "$(fill "$S" fresh)" = "255 165 40" ] &&
+    ok || fail "small: colours (grow $gr,$gg,$gb grow_a $ar,$ag,$ab shrink $sr,$sg,$sb)"
+# The stacks carried by the profile itself ("stacks"): the same frames.
+st=0
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new-stacks.json \
+    --svg "$TMP/small2.svg" >/dev/null 2>&1 || st=$?
+status diff-svg-stacks 0 $st
+grep '^<g data-name' "$TMP/small.svg" >"$TMP/frames1"
+grep '^<g data-name' "$TMP/small2.svg" >"$TMP/frames2"
+[ -s "$TMP/frames1" ] && cmp -s "$TMP/frames1" "$TMP/frames2" && ok ||
+    fail "diff-svg-stacks: other frames than from the folded file"
+
+# Errors: exit 2 with the file and line, nothing written.
+printf 'kernel_run 5\nkernel_run;;x 3\n' >"$TMP/bad.folded"
+st=0
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json --svg "$TMP/bad.svg" \
+    --folded-old "$TMP/bad.folded" >/dev/null 2>"$TMP/bad.err" || st=$?
+status diff-svg-malformed 2 $st
+grep -qF "$TMP/bad.folded: line 2: empty frame name" "$TMP/bad.err" && [ ! -e "$TMP/bad.svg" ] &&
+    ok || fail "diff-svg-malformed: message or file"
+printf 'kernel_run;x many\n' >"$TMP/bad.folded"
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json --svg "$TMP/bad.svg" \
+    --folded-new "$TMP/bad.folded" >/dev/null 2>&1
+status diff-svg-bad-count 2 $?
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json \
+    --svg "$TMP/no/such/dir/x.svg" >/dev/null 2>&1
+status diff-svg-unwritable 2 $?
+mkdir -p "$TMP/empty"
+"$wasmdbg" diff "$TMP/empty" "$TMP/prof-new" >/dev/null 2>&1
+status diff-empty-directory 2 $?
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json --svg >/dev/null 2>&1
+status diff-svg-no-file 2 $?
+"$wasmdbg" diff $dir/diff-small-old.json $dir/diff-small-new.json \
+    --folded-old $dir/diff-small-old.folded >/dev/null 2>&1
+status diff-folded-without-svg 2 $?
 
 # ---- 5. determinism -------------------------------------------------------------------------
 
