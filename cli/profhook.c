@@ -2,6 +2,7 @@
 #include "cli/profhook.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,47 +34,90 @@ static void forget(wd_profhook *h)
     h->host_count = 0;
 }
 
-/* Symbols are cached per module by function index; a new module (another run decodes the
- * kernel again, and may have upgraded it) starts a new cache. */
+/* Where a function's name comes from (wd_module_func_name): its entry in the module's name
+ * section, the fallback func[idx], or kernel_run for the kernel_run export's entry. */
+enum { HOW_NAMED, HOW_FALLBACK, HOW_KERNEL_RUN };
+
+static uint8_t name_how(const wd_profhook *h, const wd_module *m, uint32_t idx, int slot)
+{
+    if (slot == 0 && (int64_t)idx == h->kernel_run)
+        return HOW_KERNEL_RUN;
+    return m->names.funcs != NULL && idx < m->func_count && m->names.funcs[idx] != NULL
+               ? HOW_NAMED
+               : HOW_FALLBACK;
+}
+
+/* A new module object (each run decodes the kernel again; an upgrade brings another
+ * kernel): a new generation, whose entries are checked on first use. */
 static void use_module(wd_profhook *h, const wd_module *m)
 {
-    forget(h);
     h->module = m;
+    h->gen++;
+    int64_t e = wd_module_find_export(m, "kernel_run", WD_EXTERN_FUNC);
+    h->kernel_run = e >= 0 ? (int64_t)m->exports[e].idx : -1;
+    if (h->cache != NULL && h->cache_count == m->func_count)
+        return;
+    wd_free(h->ctx, h->cache);
     h->cache = wd_alloc(h->ctx, (size_t)m->func_count * 3 * sizeof *h->cache + 1);
+    h->cache_count = 0;
     if (h->cache != NULL) {
         h->cache_count = m->func_count;
         for (size_t i = 0; i < (size_t)m->func_count * 3; i++)
-            h->cache[i] = UINT32_MAX;
+            h->cache[i] = (wd_profhook_sym){UINT32_MAX, 0, 0};
     }
-    int64_t e = wd_module_find_export(m, "kernel_run", WD_EXTERN_FUNC);
-    h->kernel_run = e >= 0 ? (int64_t)m->exports[e].idx : -1;
 }
 
 static WD_NOINLINE uint32_t host_symbol(wd_profhook *h, const wd_func *f)
 {
-    for (uint32_t i = 0; i < h->host_count; i++)
-        if (h->hosts[i].func == f)
-            return h->hosts[i].sym;
+    const char *mod = f->host_module ? f->host_module : "?";
+    const char *fn = f->host_name ? f->host_name : "?";
+    for (uint32_t i = 0; i < h->host_count; i++) {
+        wd_profhook_host *x = &h->hosts[i];
+        if (x->func == f)
+            return x->sym;
+        if (x->func != NULL || x->idx != f->idx)
+            continue;
+        /* an earlier run's: the same symbol when the same import */
+        wd_prof_sym_info si;
+        wd_prof_symbol_get(h->prof, x->sym, &si);
+        size_t n = strlen(mod);
+        if (strncmp(si.raw, mod, n) == 0 && si.raw[n] == '.' && strcmp(si.raw + n + 1, fn) == 0) {
+            x->func = f;
+            return x->sym;
+        }
+    }
     char name[160];
-    snprintf(name, sizeof name, "%s.%s", f->host_module ? f->host_module : "?",
-             f->host_name ? f->host_name : "?");
+    snprintf(name, sizeof name, "%s.%s", mod, fn);
     uint32_t sym = wd_prof_symbol(h->prof, WD_PROF_HOST, f->idx, name, strlen(name));
     if (h->host_count < WD_ARRAY_COUNT(h->hosts))
-        h->hosts[h->host_count++] = (wd_profhook_host){f, sym};
+        h->hosts[h->host_count++] = (wd_profhook_host){f, f->idx, sym};
     return sym;
 }
 
-static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int slot,
-                                        wd_prof_kind kind)
+/* The symbol of a call of f the cache could not give: an entry kept from an earlier module
+ * is checked (same name, same source), else the symbol is looked up. */
+static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int slot)
 {
+    static const wd_prof_kind kinds[3] = {WD_PROF_ENTRY, WD_PROF_DIRECT, WD_PROF_INDIRECT};
     const wd_module *m = f->inst->module;
+    uint8_t how = name_how(h, m, f->idx, slot);
+    wd_profhook_sym *e = h->cache != NULL && f->idx < h->cache_count
+                             ? &h->cache[(size_t)slot * h->cache_count + f->idx]
+                             : NULL;
+    if (e != NULL && e->sym != UINT32_MAX && e->how == how) {
+        wd_prof_sym_info si;
+        wd_prof_symbol_get(h->prof, e->sym, &si);
+        if (how != HOW_NAMED || strcmp(si.raw, m->names.funcs[f->idx]) == 0) {
+            e->gen = h->gen;
+            return e->sym;
+        }
+    }
     char buf[48];
-    const char *name = kind == WD_PROF_ENTRY && (int64_t)f->idx == h->kernel_run
-                           ? "kernel_run"
-                           : wd_module_func_name(m, f->idx, buf, sizeof buf);
-    uint32_t sym = wd_prof_symbol(h->prof, kind, f->idx, name, strlen(name));
-    if (h->cache != NULL && f->idx < h->cache_count)
-        h->cache[(size_t)slot * h->cache_count + f->idx] = sym;
+    const char *name = how == HOW_KERNEL_RUN ? "kernel_run"
+                                             : wd_module_func_name(m, f->idx, buf, sizeof buf);
+    uint32_t sym = wd_prof_symbol(h->prof, kinds[slot], f->idx, name, strlen(name));
+    if (e != NULL && sym != UINT32_MAX)
+        *e = (wd_profhook_sym){sym, h->gen, how};
     return sym;
 }
 
@@ -87,14 +131,10 @@ static void on_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_k
         if (WD_UNLIKELY(f->inst->module != h->module))
             use_module(h, f->inst->module);
         int slot = kind == WD_CALL_ENTRY ? 0 : kind == WD_CALL_INDIRECT ? 2 : 1;
-        sym = h->cache != NULL && f->idx < h->cache_count
-                  ? h->cache[(size_t)slot * h->cache_count + f->idx]
-                  : UINT32_MAX;
-        if (WD_UNLIKELY(sym == UINT32_MAX))
-            sym = wasm_symbol(h, f, slot,
-                              slot == 0   ? WD_PROF_ENTRY
-                              : slot == 2 ? WD_PROF_INDIRECT
-                                          : WD_PROF_DIRECT);
+        const wd_profhook_sym *e = f->idx < h->cache_count
+                                       ? &h->cache[(size_t)slot * h->cache_count + f->idx]
+                                       : NULL;
+        sym = WD_LIKELY(e != NULL && e->gen == h->gen) ? e->sym : wasm_symbol(h, f, slot);
     }
     wd_prof_call(h->prof, ticks, wd_profhook_now(h), sym);
 }
@@ -109,8 +149,13 @@ static void on_ret(void *ud, uint64_t ticks, const struct wd_func *f)
 static void on_phase(void *ud, uint64_t ticks, const char *name, bool begin)
 {
     wd_profhook *h = ud;
-    if (begin && strcmp(name, "decode") == 0)
-        forget(h); /* a new run: its module and host functions are new objects */
+    if (begin && strcmp(name, "decode") == 0) {
+        /* A new run: its module and host functions are new objects (perhaps at the
+         * addresses of the last run's). */
+        h->module = NULL;
+        for (uint32_t i = 0; i < h->host_count; i++)
+            h->hosts[i].func = NULL;
+    }
     wd_prof_phase(h->prof, ticks, wd_profhook_now(h), name, begin);
 }
 
@@ -240,26 +285,101 @@ bool wd_cli_prof_dir(const char *asked, char **made, const char **dir)
     return true;
 }
 
-static const char *fmt_ns(int64_t ns, char *buf, size_t size)
+/* ---- numbers for the summary, without printf (its lines repeat per run and function) ---- */
+
+/* Writes v right-aligned in `width` (at most 24) at o; returns the end. */
+static char *put_u64(char *o, uint64_t v, int width)
 {
-    if (ns < 1000)
-        snprintf(buf, size, "%lldns", (long long)ns);
-    else if (ns < 1000000)
-        snprintf(buf, size, "%.3fus", (double)ns / 1e3);
-    else if (ns < 1000000000)
-        snprintf(buf, size, "%.3fms", (double)ns / 1e6);
-    else
-        snprintf(buf, size, "%.3fs", (double)ns / 1e9);
+    char t[24];
+    int n = 0;
+    do {
+        t[sizeof t - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    for (int i = n; i < width; i++)
+        *o++ = ' ';
+    memcpy(o, t + sizeof t - n, (size_t)n);
+    return o + n;
+}
+
+/* v with `dec` decimals (1 to 3) right-aligned in `width` (at most 16; 40 bytes of room),
+ * as printf's %*.*f writes it: the
+ * value is rounded in double, which is exact unless its scaled fraction is within a hair of
+ * one half (then, and for what is negative or large, snprintf does it). */
+static char *put_fixed(char *o, double v, int dec, int width)
+{
+    static const double scale[4] = {1, 10, 100, 1000};
+    static const uint64_t pow10[4] = {1, 10, 100, 1000};
+    double x = v * scale[dec], fl = floor(x), frac = x - fl;
+    if (signbit(v) || !(x < 2147483648.0) || fabs(frac - 0.5) < 1e-6) {
+        int k = snprintf(o, 40, "%*.*f", width, dec, v);
+        return o + (k < 0 ? 0 : k < 40 ? k : 39);
+    }
+    uint64_t n = (uint64_t)fl + (frac > 0.5);
+    char t[40];
+    char *e = put_u64(t, n / pow10[dec], 0);
+    *e++ = '.';
+    uint64_t f = n % pow10[dec];
+    for (int i = dec - 1; i >= 0; i--) {
+        e[i] = (char)('0' + f % 10);
+        f /= 10;
+    }
+    e += dec;
+    for (int i = (int)(e - t); i < width; i++)
+        *o++ = ' ';
+    memcpy(o, t, (size_t)(e - t));
+    return o + (e - t);
+}
+
+/* A time as the summary shows it: 950ns, 12.345us, 1.234ms, 2.000s. */
+static char *put_ns(char *o, int64_t ns)
+{
+    const char *unit;
+    if (ns < 0) {
+        int k = snprintf(o, 40, "%lldns", (long long)ns);
+        return o + (k < 0 ? 0 : k < 40 ? k : 39);
+    }
+    if (ns < 1000) {
+        o = put_u64(o, (uint64_t)ns, 0);
+        unit = "ns";
+    } else if (ns < 1000000) {
+        o = put_fixed(o, (double)ns / 1e3, 3, 0);
+        unit = "us";
+    } else if (ns < 1000000000) {
+        o = put_fixed(o, (double)ns / 1e6, 3, 0);
+        unit = "ms";
+    } else {
+        o = put_fixed(o, (double)ns / 1e9, 3, 0);
+        unit = "s";
+    }
+    size_t n = strlen(unit);
+    memcpy(o, unit, n);
+    return o + n;
+}
+
+/* buf: at least 64 bytes. */
+static const char *fmt_ns(int64_t ns, char *buf)
+{
+    *put_ns(buf, ns) = '\0';
     return buf;
 }
 
 static void ticks_line(const char *label, uint64_t ticks, int64_t ns, bool with_time)
 {
-    char b[32];
-    if (with_time)
-        printf("%s: %llu ticks (%s)\n", label, (unsigned long long)ticks, fmt_ns(ns, b, sizeof b));
-    else
-        printf("%s: %llu ticks\n", label, (unsigned long long)ticks);
+    char b[128];
+    char *o = put_u64(b, ticks, 0);
+    memcpy(o, " ticks", 6);
+    o += 6;
+    if (with_time) {
+        *o++ = ' ';
+        *o++ = '(';
+        o = put_ns(o, ns);
+        *o++ = ')';
+    }
+    *o++ = '\n';
+    fputs(label, stdout);
+    fputs(": ", stdout);
+    fwrite(b, 1, (size_t)(o - b), stdout);
 }
 
 static const char *sym_name(const wd_prof *p, uint32_t sym)
@@ -322,13 +442,35 @@ static void print_functions(wd_ctx *ctx, wd_prof *p, bool by_total, uint64_t all
            by_total ? "self" : "total", "%", "calls", with_time ? "function (time)" : "function");
     for (uint32_t i = 0; i < n && i < 20; i++) {
         uint64_t a = by_total ? fs[i].total : fs[i].self, b = by_total ? fs[i].self : fs[i].total;
-        char t[32] = "";
-        if (with_time)
-            fmt_ns(by_total ? fs[i].total_ns : fs[i].self_ns, t, sizeof t);
-        printf("  %14llu %6.2f%% %14llu %6.2f%% %10llu  %s%s%s%s\n", (unsigned long long)a,
-               all ? 100.0 * (double)a / (double)all : 0.0, (unsigned long long)b,
-               all ? 100.0 * (double)b / (double)all : 0.0, (unsigned long long)fs[i].calls,
-               sym_name(p, fs[i].sym), with_time ? " (" : "", t, with_time ? ")" : "");
+        /* "  %14llu %6.2f%% %14llu %6.2f%% %10llu  NAME[ (TIME)]" */
+        char line[256];
+        char *o = line;
+        *o++ = ' ';
+        *o++ = ' ';
+        o = put_u64(o, a, 14);
+        *o++ = ' ';
+        o = put_fixed(o, all ? 100.0 * (double)a / (double)all : 0.0, 2, 6);
+        *o++ = '%';
+        *o++ = ' ';
+        o = put_u64(o, b, 14);
+        *o++ = ' ';
+        o = put_fixed(o, all ? 100.0 * (double)b / (double)all : 0.0, 2, 6);
+        *o++ = '%';
+        *o++ = ' ';
+        o = put_u64(o, fs[i].calls, 10);
+        *o++ = ' ';
+        *o++ = ' ';
+        fwrite(line, 1, (size_t)(o - line), stdout);
+        fputs(sym_name(p, fs[i].sym), stdout);
+        if (with_time) {
+            o = line;
+            *o++ = ' ';
+            *o++ = '(';
+            o = put_ns(o, by_total ? fs[i].total_ns : fs[i].self_ns);
+            *o++ = ')';
+            fwrite(line, 1, (size_t)(o - line), stdout);
+        }
+        fputc('\n', stdout);
     }
     wd_free(ctx, fs);
 }
@@ -410,12 +552,12 @@ static void print_summary(wd_prof *p, const wd_cli_prof_opts *o)
     printf("----------------------\nFull execution with padding: %llu ticks\n",
            (unsigned long long)st.end_ticks);
 
-    char b[32];
+    char b[64];
     printf("\n== wasmdbg: %u kernel run%s on %u level%s ==\n", nruns, nruns == 1 ? "" : "s",
            st.levels, st.levels == 1 ? "" : "s");
     printf("total: %llu ticks in kernel runs", (unsigned long long)total);
     if (wt)
-        printf(" (%s)", fmt_ns(ns, b, sizeof b));
+        printf(" (%s)", fmt_ns(ns, b));
     printf("\n");
     for (int k = 0; k < WD_PROF_PH_COUNT; k++)
         printf("  %-10s %16llu %7.2f%%\n", wd_prof_phase_names[k], (unsigned long long)ph[k],

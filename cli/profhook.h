@@ -12,9 +12,18 @@
 #include "vm/pvm.h"
 
 typedef struct wd_profhook_host {
-    const wd_func *func;
+    const wd_func *func; /* NULL once its run is over (a later function may reuse the address) */
+    uint32_t idx;
     uint32_t sym;
 } wd_profhook_host;
+
+/* A symbol by function index, checked for the module of generation `gen` (how: its name's
+ * source, see profhook.c). */
+typedef struct wd_profhook_sym {
+    uint32_t sym;
+    uint32_t gen;
+    uint8_t how;
+} wd_profhook_sym;
 
 typedef struct wd_profhook {
     wd_ctx *ctx;
@@ -23,9 +32,12 @@ typedef struct wd_profhook {
     bool with_time;
     int64_t t0;       /* the clock at start, ns */
     uint64_t step_floor;
-    /* Symbols by function index for the module last seen: entry, direct, indirect calls. */
+    /* Symbols by function index (entry, direct, indirect calls), kept from one module to
+     * the next (every kernel run decodes the kernel again, usually unchanged): an entry is
+     * checked against the names of the module of generation `gen` on first use. */
     const wd_module *module;
-    uint32_t *cache;
+    uint32_t gen;
+    wd_profhook_sym *cache;
     uint32_t cache_count;
     int64_t kernel_run; /* index of the kernel_run export's function, or -1 */
     wd_profhook_host hosts[32];

@@ -2,6 +2,7 @@
 #include "profiler/output.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,15 +11,27 @@
 
 #define DEFAULT_MAX_DEPTH 100u
 
+/* wbuf.h's digit table: "0000" to "9999", made by the preprocessor. */
+#define D1(x) x "0" x "1" x "2" x "3" x "4" x "5" x "6" x "7" x "8" x "9"
+#define D2(x) D1(x "0") D1(x "1") D1(x "2") D1(x "3") D1(x "4") D1(x "5") D1(x "6") \
+    D1(x "7") D1(x "8") D1(x "9")
+#define D3(x) D2(x "0") D2(x "1") D2(x "2") D2(x "3") D2(x "4") D2(x "5") D2(x "6") \
+    D2(x "7") D2(x "8") D2(x "9")
+const char wd_prof_digits4[40000] = D3("0") D3("1") D3("2") D3("3") D3("4") D3("5") D3("6")
+    D3("7") D3("8") D3("9");
+#undef D1
+#undef D2
+#undef D3
+
 const char *const wd_prof_file_ext[WD_PROF_FILE_COUNT] = {".out", ".svg", ".trace.json",
                                                           ".speedscope.json", ".json"};
 const char *const wd_prof_file_what[WD_PROF_FILE_COUNT] = {
     "folded stacks", "flamegraph (SVG)", "Chrome trace events (Perfetto)",
     "speedscope profile", "machine profile (JSON)"};
 
-static wbuf *new_wbuf(wd_prof *p, FILE *f)
+static wbuf *new_wbuf(wd_ctx *ctx, FILE *f)
 {
-    wbuf *w = wd_alloc(p->ctx, sizeof *w);
+    wbuf *w = wd_alloc(ctx, sizeof *w);
     if (w != NULL) {
         w->f = f;
         w->n = 0;
@@ -28,11 +41,11 @@ static wbuf *new_wbuf(wd_prof *p, FILE *f)
 }
 
 /* Flushes and frees w; the status of the output. */
-static wd_status end_wbuf(wd_prof *p, wbuf *w, bool ok, wd_error *err)
+static wd_status end_wbuf(wd_ctx *ctx, wbuf *w, bool ok, wd_error *err)
 {
     wb_flush(w);
     bool failed = w->failed || ferror(w->f);
-    wd_free(p->ctx, w);
+    wd_free(ctx, w);
     if (!ok)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     if (failed)
@@ -40,59 +53,136 @@ static wd_status end_wbuf(wd_prof *p, wbuf *w, bool ok, wd_error *err)
     return WD_OK;
 }
 
-/* Every symbol's display name as a JSON string (quotes included), escaped once: the
- * time-ordered outputs repeat them per node. One block; NULL on OOM. */
-typedef struct jnames {
+/* ---- string tables ---- */
+
+/* Text made once per symbol (or frame) and copied per node: one block, entry i at
+ * text[at[i] .. at[i + 1]), entries made in order (st_end closes one). */
+typedef struct strtab {
+    wd_ctx *ctx;
     char *text;
-    size_t *at; /* at[sym] .. at[sym + 1] */
-} jnames;
+    size_t len, cap;
+    size_t *at;
+    uint32_t count;
+    bool oom;
+} strtab;
 
-static bool jnames_make(wd_prof *p, jnames *j)
+static void st_init(strtab *t, wd_ctx *ctx, uint32_t count)
 {
-    j->text = NULL;
-    j->at = wd_alloc(p->ctx, ((size_t)p->syms.count + 1) * sizeof *j->at);
-    if (j->at == NULL)
-        return false;
-    size_t size = 0;
-    for (uint32_t i = 0; i < p->syms.count; i++)
-        size += 6 * strlen(p->syms.data[i].name) + 2;
-    j->text = wd_alloc(p->ctx, size + 1);
-    if (j->text == NULL) {
-        wd_free(p->ctx, j->at);
-        return false;
+    memset(t, 0, sizeof *t);
+    t->ctx = ctx;
+    t->at = wd_alloc(ctx, ((size_t)count + 1) * sizeof *t->at);
+    t->oom = t->at == NULL;
+    if (t->at != NULL)
+        t->at[0] = 0;
+}
+
+static void st_free(strtab *t)
+{
+    if (t->ctx != NULL) {
+        wd_free(t->ctx, t->text);
+        wd_free(t->ctx, t->at);
     }
-    static const char hex[] = "0123456789abcdef";
-    size_t n = 0;
-    for (uint32_t i = 0; i < p->syms.count; i++) {
-        j->at[i] = n;
-        j->text[n++] = '"';
-        for (const unsigned char *c = (const unsigned char *)p->syms.data[i].name; *c; c++) {
-            if (*c < 0x20) {
-                memcpy(j->text + n, "\\u00", 4);
-                j->text[n + 4] = hex[*c >> 4];
-                j->text[n + 5] = hex[*c & 15];
-                n += 6;
-                continue;
+}
+
+/* Room for n more bytes of the current entry (NULL after a failure). */
+static char *st_room(strtab *t, size_t n)
+{
+    if (t->oom)
+        return NULL;
+    if (n > t->cap - t->len) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap - t->len < n) {
+            if (cap > SIZE_MAX / 4) {
+                t->oom = true;
+                return NULL;
             }
-            if (*c == '"' || *c == '\\')
-                j->text[n++] = '\\';
-            j->text[n++] = (char)*c;
+            cap *= 2;
         }
-        j->text[n++] = '"';
+        char *s = wd_realloc(t->ctx, t->text, cap);
+        if (s == NULL) {
+            t->oom = true;
+            return NULL;
+        }
+        t->text = s;
+        t->cap = cap;
     }
-    j->at[p->syms.count] = n;
-    return true;
+    return t->text + t->len;
 }
 
-static void jnames_free(wd_prof *p, jnames *j)
+static void st_add(strtab *t, const char *s, size_t n)
 {
-    wd_free(p->ctx, j->text);
-    wd_free(p->ctx, j->at);
+    char *o = st_room(t, n);
+    if (o != NULL) {
+        memcpy(o, s, n);
+        t->len += n;
+    }
 }
 
-static inline void wb_jname(wbuf *w, const jnames *j, uint32_t sym)
+#define ST_LIT(t, lit) st_add((t), (lit), sizeof(lit) - 1)
+
+/* s as a JSON string, quotes included. */
+static void st_json(strtab *t, const char *s)
 {
-    wb_bytes(w, j->text + j->at[sym], j->at[sym + 1] - j->at[sym]);
+    static const char hex[] = "0123456789abcdef";
+    size_t n = strlen(s);
+    char *o = n < SIZE_MAX / 8 ? st_room(t, 6 * n + 2) : NULL;
+    if (o == NULL) {
+        t->oom = true;
+        return;
+    }
+    char *b = o;
+    *o++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (WD_LIKELY(!wb_json_special(*c))) {
+            *o++ = (char)*c;
+        } else if (*c < 0x20) {
+            o = WP_LIT(o, "\\u00");
+            *o++ = hex[*c >> 4];
+            *o++ = hex[*c & 15];
+        } else {
+            *o++ = '\\';
+            *o++ = (char)*c;
+        }
+    }
+    *o++ = '"';
+    t->len += (size_t)(o - b);
+}
+
+static void st_end(strtab *t)
+{
+    if (!t->oom)
+        t->at[++t->count] = t->len;
+}
+
+static inline const char *st_get(const strtab *t, uint32_t i, size_t *n)
+{
+    *n = t->at[i + 1] - t->at[i];
+    return t->text + t->at[i];
+}
+
+/* Every symbol's display name. */
+static void st_names(strtab *t, const wd_prof *p, wd_ctx *ctx)
+{
+    st_init(t, ctx, p->syms.count);
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        const char *name = p->syms.data[i].name;
+        st_add(t, name, strlen(name));
+        st_end(t);
+    }
+}
+
+/* Copies a table entry and reserves `more` bytes after it; returns where to go on. */
+static inline char *wb_entry(wbuf *w, const strtab *t, uint32_t i, size_t more)
+{
+    size_t n;
+    const char *s = st_get(t, i, &n);
+    if (WD_UNLIKELY(n > sizeof w->b / 2)) { /* a name too long for the fast path */
+        wb_bytes(w, s, n);
+        return wb_reserve(w, more);
+    }
+    char *o = wb_reserve(w, n + more);
+    memcpy(o, s, n);
+    return o + n;
 }
 
 /* ---- a stack string, frame by frame ---- */
@@ -105,15 +195,15 @@ typedef struct stackbuf {
     uint32_t at_cap;
 } stackbuf;
 
-static bool sb_set(stackbuf *b, uint32_t depth, const char *name)
+static bool sb_set(stackbuf *b, uint32_t depth, const char *name, size_t n)
 {
-    if (depth >= b->at_cap &&
+    if (WD_UNLIKELY(depth >= b->at_cap) &&
         !wd_grow(b->ctx, (void **)&b->at, &b->at_cap, sizeof *b->at, (uint64_t)depth + 1))
         return false;
     b->at[0] = 0;
-    size_t base = b->at[depth - 1], n = strlen(name);
+    size_t base = b->at[depth - 1];
     size_t need = base + n + 2;
-    if (need > b->cap) {
+    if (WD_UNLIKELY(need > b->cap)) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < need)
             cap *= 2;
@@ -141,16 +231,64 @@ static void sb_free(stackbuf *b)
 }
 
 /* Pre-order walk of the subtree of `from` (excluded): calls visit(node, depth) and skips
- * the children of nodes for which it returns false. */
+ * the children of nodes for which it returns false. Inlined into each writer, so that the
+ * visitor is too. */
 typedef bool (*visit_fn)(void *ud, uint32_t node, uint32_t depth);
 
-static void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud)
+WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud)
 {
-    uint32_t x = tr->nodes[from].first_child, depth = 1;
+    const prof_node *nodes = tr->nodes;
+    uint32_t x = nodes[from].first_child, depth = 1;
     while (x != PROF_NONE) {
         bool down = visit(ud, x, depth);
-        if (down && tr->nodes[x].first_child != PROF_NONE) {
-            x = tr->nodes[x].first_child;
+        if (down && nodes[x].first_child != PROF_NONE) {
+            x = nodes[x].first_child;
+            depth++;
+            continue;
+        }
+        while (x != from && nodes[x].next_sibling == PROF_NONE) {
+            x = nodes[x].parent;
+            depth--;
+        }
+        x = x == from ? PROF_NONE : nodes[x].next_sibling;
+    }
+}
+
+/* ---- runs merged into one calling-context tree (collapsed stacks, the SVG) ---- */
+
+/* Merges the subtree of `from` (in p's tree) under `to` in `out`. Nodes deeper than
+ * max_depth (0: no limit) fold into their ancestor at max_depth. */
+static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
+                          uint32_t to, uint32_t max_depth)
+{
+    const prof_tree *tr = &p->tree;
+    uint32_t *map = NULL, map_cap = 0; /* out node per depth */
+    bool ok = true;
+    uint32_t x = tr->nodes[from].first_child, depth = 1;
+    while (ok && x != PROF_NONE) {
+        const prof_node *y = &tr->nodes[x];
+        if (depth >= map_cap &&
+            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1)) {
+            ok = false;
+            break;
+        }
+        map[0] = to;
+        uint32_t n;
+        if (max_depth != 0 && depth > max_depth)
+            n = map[max_depth];
+        else
+            n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
+        if (n == PROF_NONE) {
+            ok = false;
+            break;
+        }
+        map[depth] = n;
+        out->nodes[n].t += y->t;
+        out->nodes[n].time += y->time;
+        if (max_depth == 0 || depth <= max_depth)
+            out->nodes[n].calls += y->calls;
+        if (y->first_child != PROF_NONE) {
+            x = y->first_child;
             depth++;
             continue;
         }
@@ -160,57 +298,79 @@ static void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud)
         }
         x = x == from ? PROF_NONE : tr->nodes[x].next_sibling;
     }
+    wd_free(p->ctx, map);
+    return ok;
 }
 
-/* ---- folded stacks ---- */
+bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
+{
+    prof_tree_init(out, p->ctx);
+    /* room for a share of the nodes (merged trees are smaller), grown when needed */
+    uint32_t guess = p->tree.count < (1u << 16) ? p->tree.count / 2 + 16 : 1u << 15;
+    uint32_t root = prof_tree_reserve(out, guess) ? prof_tree_new(out, PROF_NONE, 0, 0)
+                                                  : PROF_NONE;
+    if (root == PROF_NONE) {
+        prof_tree_fini(out);
+        return false;
+    }
+    for (uint32_t i = 0; i < p->runs.count; i++) {
+        if (!merge_subtree(p, key, p->runs.data[i].root, out, root, max_depth)) {
+            prof_tree_fini(out);
+            return false;
+        }
+    }
+    return true;
+}
 
+/* ---- folded stacks, collapsed ---- */
+
+/* The calling-context tree of every run merged by display name, its stacks collected,
+ * sorted and merged. */
 typedef struct folded {
     wd_prof *p;
     const prof_tree *tr;
     const uint64_t *tot;
-    const uint32_t *names; /* display group per symbol (NULL: the symbol) */
+    strtab names;
     uint32_t max_depth;
-    wbuf *w;
     stackbuf sb;
     bool oom;
-    /* collapsed: collected lines */
     char **lines;
     uint64_t *counts;
     uint32_t count, cap, counts_cap;
-    bool collect;
 } folded;
+
+static bool collect_line(folded *x, uint64_t v)
+{
+    char *line = wd_strndup(x->p->ctx, x->sb.s, x->sb.len);
+    if (line == NULL ||
+        (x->count == x->cap && !wd_grow(x->p->ctx, (void **)&x->lines, &x->cap,
+                                        sizeof *x->lines, (uint64_t)x->count + 1)) ||
+        (x->count == x->counts_cap &&
+         !wd_grow(x->p->ctx, (void **)&x->counts, &x->counts_cap, sizeof *x->counts,
+                  (uint64_t)x->count + 1))) {
+        wd_free(x->p->ctx, line);
+        return false;
+    }
+    x->lines[x->count] = line;
+    x->counts[x->count++] = v;
+    return true;
+}
 
 static bool fold_visit(void *ud, uint32_t node, uint32_t depth)
 {
     folded *x = ud;
     const prof_node *y = &x->tr->nodes[node];
-    if (x->oom || !sb_set(&x->sb, depth, prof_name(x->p, y->sym))) {
+    size_t n;
+    const char *name = st_get(&x->names, y->sym, &n);
+    if (x->oom || !sb_set(&x->sb, depth, name, n)) {
         x->oom = true;
         return false;
     }
     bool cut = depth >= x->max_depth;
     uint64_t v = cut ? x->tot[node] : y->t;
-    if (v != 0) {
-        if (!x->collect) {
-            wb_bytes(x->w, x->sb.s, x->sb.len);
-            wb_char(x->w, ' ');
-            wb_u64(x->w, v);
-            wb_char(x->w, '\n');
-        } else {
-            char *line = wd_strndup(x->p->ctx, x->sb.s, x->sb.len);
-            if (line == NULL ||
-                (x->count == x->cap && !wd_grow(x->p->ctx, (void **)&x->lines, &x->cap,
-                                                sizeof *x->lines, (uint64_t)x->count + 1)) ||
-                (x->count == x->counts_cap &&
-                 !wd_grow(x->p->ctx, (void **)&x->counts, &x->counts_cap, sizeof *x->counts,
-                          (uint64_t)x->count + 1))) {
-                wd_free(x->p->ctx, line);
-                x->oom = true;
-                return false;
-            }
-            x->lines[x->count] = line;
-            x->counts[x->count++] = v;
-        }
+    if (v != 0 && !collect_line(x, v)) {
+        x->oom = true;
+        return false;
     }
     return !cut;
 }
@@ -222,7 +382,7 @@ static int cmp_line(const void *a, const void *b)
 }
 
 /* Sorts the collected lines (carrying their counts), merges equal stacks and writes them. */
-static bool write_collected(folded *x)
+static bool write_collected(folded *x, wbuf *w)
 {
     uint32_t n = x->count;
     char **pairs = wd_alloc(x->p->ctx, ((size_t)n + 1) * sizeof *pairs);
@@ -249,66 +409,78 @@ static bool write_collected(folded *x)
             memcpy(&c, pairs[j] + strlen(pairs[j]) + 1, sizeof c);
             sum += c;
         }
-        wb_str(x->w, pairs[i]);
-        wb_char(x->w, ' ');
-        wb_u64(x->w, sum);
-        wb_char(x->w, '\n');
+        wb_str(w, pairs[i]);
+        wb_char(w, ' ');
+        wb_u64(w, sum);
+        wb_char(w, '\n');
         i = j;
     }
     wd_free(x->p->ctx, pairs);
     return true;
 }
 
-wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed, uint32_t max_depth,
-                               wd_error *err)
+static bool write_collapsed(wd_prof *p, wbuf *w, uint32_t max_depth)
 {
-    if (max_depth == 0)
-        max_depth = DEFAULT_MAX_DEPTH;
-    wbuf *w = new_wbuf(p, f);
-    if (w == NULL)
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    folded x = {.p = p, .max_depth = max_depth, .w = w, .sb = {.ctx = p->ctx}};
+    folded x = {.p = p, .max_depth = max_depth, .sb = {.ctx = p->ctx}};
     prof_tree merged;
     uint64_t *tot = NULL;
     int64_t *tns = NULL;
-    uint32_t *groups = NULL;
-    bool ok;
-    if (collapsed) {
-        groups = prof_display_groups(p);
-        ok = groups != NULL && prof_merge_runs(p, groups, max_depth, &merged);
-        if (!ok) {
-            wd_free(p->ctx, groups);
-            wd_free(p->ctx, w);
-            return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-        }
-        x.tr = &merged;
-        x.collect = true;
-        ok = prof_totals(&merged, &tot, &tns);
-        x.tot = tot;
-        if (ok)
-            walk(&merged, 0, fold_visit, &x);
-        ok = ok && !x.oom && write_collected(&x);
-        for (uint32_t i = 0; i < x.count; i++)
-            wd_free(p->ctx, x.lines[i]);
-        wd_free(p->ctx, x.lines);
-        wd_free(p->ctx, x.counts);
-        prof_tree_fini(&merged);
-    } else {
-        x.tr = &p->tree;
-        const int64_t *cns;
-        ok = prof_tree_totals(p, &x.tot, &cns);
-        for (uint32_t i = 0; ok && i < p->runs.count && !x.oom; i++)
-            walk(&p->tree, p->runs.data[i].root, fold_visit, &x);
-        ok = ok && !x.oom;
+    uint32_t *groups = prof_display_groups(p);
+    st_names(&x.names, p, p->ctx);
+    if (groups == NULL || x.names.oom || !prof_merge_runs(p, groups, max_depth, &merged)) {
+        wd_free(p->ctx, groups);
+        st_free(&x.names);
+        return false;
     }
+    x.tr = &merged;
+    bool ok = prof_totals(&merged, &tot, &tns);
+    x.tot = tot;
+    if (ok)
+        walk(&merged, 0, fold_visit, &x);
+    ok = ok && !x.oom && write_collected(&x, w);
+    for (uint32_t i = 0; i < x.count; i++)
+        wd_free(p->ctx, x.lines[i]);
+    wd_free(p->ctx, x.lines);
+    wd_free(p->ctx, x.counts);
+    prof_tree_fini(&merged);
     wd_free(p->ctx, tot);
     wd_free(p->ctx, tns);
     wd_free(p->ctx, groups);
+    st_free(&x.names);
     sb_free(&x.sb);
-    return end_wbuf(p, w, ok, err);
+    return ok;
 }
 
-/* ---- time-ordered layouts ---- */
+/* ---- time-ordered outputs ---- */
+
+/* The time-ordered outputs are written in one walk of the tree: folded stacks (one line per
+ * node, cut at max_depth), Chrome trace events and speedscope events; a NULL wbuf skips an
+ * output. Each node's position on the timeline is computed once for both event files. */
+typedef struct timeline {
+    wd_prof *p;
+    wd_ctx *ctx; /* every allocation (the writer may run on a thread of its own) */
+    const prof_node *nodes;
+    const uint64_t *tot;
+    const int64_t *tns;
+    wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
+    uint64_t run_start;         /* the run's first tick */
+    uint64_t offset;            /* Chrome: where the run starts on the timeline (speedscope
+                                   starts each run's profile at 0) */
+    bool real;                  /* full tree: nodes where they ran */
+    uint64_t *cursor;           /* synthetic layout: next free position per depth */
+    uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
+    uint32_t *open_frame;
+    uint32_t depth_cap, open_depth;
+    uint32_t *groups;           /* speedscope: the frame of each symbol */
+    strtab names;               /* folded: display names */
+    strtab cpre;                /* Chrome: per symbol, an event up to its start */
+    strtab spre;                /* speedscope: per frame, an open event up to its time */
+    stackbuf sb;                /* folded: the current stack */
+    uint32_t max_depth;
+    bool first;                 /* speedscope: no event yet in this profile */
+    bool oom;
+    bool with_time;
+} timeline;
 
 /* Where each run starts on the effective timeline (padding left out) and how long it is. */
 static uint64_t run_span(const wd_prof *p, uint32_t i)
@@ -324,42 +496,31 @@ static uint64_t run_span(const wd_prof *p, uint32_t i)
     return span;
 }
 
-typedef struct timeline {
-    wd_prof *p;
-    const uint64_t *tot;
-    const int64_t *tns;
-    uint64_t run_start, offset; /* the run's first tick; where it starts on the timeline */
-    bool real;                  /* full tree: nodes where they ran */
-    uint64_t *cursor;           /* synthetic layout: next free position per depth */
-    uint32_t cursor_cap;
-    uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
-    uint32_t *open_frame;
-    uint32_t open_cap, open_frame_cap, open_depth;
-    const uint32_t *groups;
-    jnames names;
-    wbuf *w;
-    bool first;
-    bool oom;
-    bool with_time;
-} timeline;
-
-/* The begin position of `node` at `depth`, for visitors called in pre-order. */
-static bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *begin)
+/* Makes room for depth + 1 in the per-depth arrays. */
+static WD_NOINLINE bool grow_depth(timeline *t, uint32_t depth)
 {
-    if (depth + 1 >= t->cursor_cap) {
-        uint32_t old = t->cursor_cap;
-        if (!wd_grow(t->p->ctx, (void **)&t->cursor, &t->cursor_cap, sizeof *t->cursor,
-                     (uint64_t)depth + 2)) {
-            t->oom = true;
-            return false;
-        }
-        memset(t->cursor + old, 0, (size_t)(t->cursor_cap - old) * sizeof *t->cursor);
+    uint32_t old = t->depth_cap, cap = old, cap2 = old, cap3 = old;
+    if (!wd_grow(t->ctx, (void **)&t->cursor, &cap, sizeof *t->cursor, (uint64_t)depth + 2) ||
+        !wd_grow(t->ctx, (void **)&t->open_end, &cap2, sizeof *t->open_end, cap) ||
+        !wd_grow(t->ctx, (void **)&t->open_frame, &cap3, sizeof *t->open_frame, cap))
+        return false;
+    memset(t->cursor + old, 0, (size_t)(cap - old) * sizeof *t->cursor);
+    t->depth_cap = cap;
+    return true;
+}
+
+/* The begin position of `node` at `depth` from its run's start, for visitors called in
+ * pre-order: where it ran (full tree), or after its earlier siblings (calling-context tree:
+ * a node's calls laid out as one block, children first). */
+static inline bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *begin)
+{
+    if (WD_UNLIKELY(depth + 1 >= t->depth_cap) && !grow_depth(t, depth)) {
+        t->oom = true;
+        return false;
     }
     if (t->real) {
-        *begin = t->offset + (t->p->tree.nodes[node].start - t->run_start);
+        *begin = t->nodes[node].start - t->run_start;
     } else {
-        if (depth == 1 && t->cursor[0] < t->offset)
-            t->cursor[0] = t->offset;
         *begin = t->cursor[depth - 1];
         t->cursor[depth - 1] += t->tot[node];
         t->cursor[depth] = *begin;
@@ -367,34 +528,42 @@ static bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *begin)
     return true;
 }
 
-static bool chrome_visit(void *ud, uint32_t node, uint32_t depth)
+/* A folded line: the stack down to this node, then its self ticks (at max_depth, its total:
+ * what is deeper counts for it). */
+static inline void fold_line(timeline *t, uint32_t node, uint32_t depth)
 {
-    timeline *t = ud;
-    uint64_t begin;
-    if (!place(t, node, depth, &begin))
-        return false;
-    const prof_node *y = &t->p->tree.nodes[node];
-    const prof_sym *s = &t->p->syms.data[y->sym];
-    wbuf *w = t->w;
-    size_t name = t->names.at[y->sym + 1] - t->names.at[y->sym];
-    if (name > sizeof w->b - 400) { /* a name too long for the fast path */
-        wb_str(w, ",\n{\"name\":");
-        wb_jname(w, &t->names, y->sym);
-        name = 0;
+    const prof_node *y = &t->nodes[node];
+    size_t n;
+    const char *name = st_get(&t->names, y->sym, &n);
+    if (WD_UNLIKELY(!sb_set(&t->sb, depth, name, n))) {
+        t->oom = true;
+        return;
     }
-    char *o = wb_reserve(w, name + 400);
-    if (name != 0) {
-        o = WP_LIT(o, ",\n{\"name\":");
-        memcpy(o, t->names.text + t->names.at[y->sym], name);
-        o += name;
+    uint64_t v = depth >= t->max_depth ? t->tot[node] : y->t;
+    if (v == 0)
+        return;
+    wbuf *w = t->fw;
+    if (WD_UNLIKELY(t->sb.len > sizeof w->b / 2)) {
+        wb_bytes(w, t->sb.s, t->sb.len);
+        wb_char(w, ' ');
+        wb_u64(w, v);
+        wb_char(w, '\n');
+        return;
     }
-    o = WP_LIT(o, ",\"cat\":\"");
-    const char *cat = wd_prof_kind_name((wd_prof_kind)s->kind);
-    size_t cn = strlen(cat);
-    memcpy(o, cat, cn);
-    o += cn;
-    o = WP_LIT(o, "\",\"ph\":\"X\",\"ts\":");
-    o = wp_u64(o, begin);
+    char *o = wb_reserve(w, t->sb.len + 28);
+    memcpy(o, t->sb.s, t->sb.len);
+    o += t->sb.len;
+    *o++ = ' ';
+    o = wp_u64(o, v);
+    *o++ = '\n';
+    wb_commit(w, o);
+}
+
+static inline void chrome_event(timeline *t, uint32_t node, uint64_t begin)
+{
+    const prof_node *y = &t->nodes[node];
+    char *o = wb_entry(t->cw, &t->cpre, y->sym, 256);
+    o = wp_u64(o, t->offset + begin);
     o = WP_LIT(o, ",\"dur\":");
     o = wp_u64(o, t->tot[node]);
     o = WP_LIT(o, ",\"pid\":1,\"tid\":1,\"args\":{\"self\":");
@@ -408,137 +577,130 @@ static bool chrome_visit(void *ud, uint32_t node, uint32_t depth)
         o = wp_i64(o, y->time);
     }
     o = WP_LIT(o, "}}");
-    wb_commit(w, o);
-    return true;
+    wb_commit(t->cw, o);
 }
 
-static void timeline_free(timeline *t)
+/* speedscope: an event of `frame` at `at` (the frame's prefix is an open event's; a
+ * profile's first event has no comma). */
+static inline void ss_event(timeline *t, uint32_t frame, bool open, uint64_t at)
 {
-    wd_free(t->p->ctx, t->cursor);
-    wd_free(t->p->ctx, t->open_end);
-    wd_free(t->p->ctx, t->open_frame);
+    size_t n, skip = t->first;
+    const char *s = st_get(&t->spre, frame, &n);
+    t->first = false;
+    char *o = wb_reserve(t->sw, n + 28);
+    memcpy(o, s + skip, n - skip);
+    if (!open)
+        o[10 - skip] = 'C'; /* `,{"type":"O"`: the O */
+    o = wp_u64(o + n - skip, at);
+    *o++ = '}';
+    wb_commit(t->sw, o);
 }
 
-wd_status wd_prof_write_chrome(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
+/* speedscope: close the frames open at `depth` and below it. */
+static inline void ss_close_to(timeline *t, uint32_t depth)
 {
-    wbuf *w = new_wbuf(p, f);
-    timeline t = {.p = p, .real = !p->cct, .w = w, .with_time = o->with_time};
-    if (w == NULL || !prof_tree_totals(p, &t.tot, &t.tns) || !jnames_make(p, &t.names)) {
-        wd_free(p->ctx, w);
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    while (t->open_depth >= depth && t->open_depth > 0) {
+        uint32_t d = t->open_depth--;
+        ss_event(t, t->open_frame[d], false, t->open_end[d]);
     }
-    wb_str(w, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
+}
+
+static inline void ss_open(timeline *t, uint32_t node, uint32_t depth, uint64_t begin)
+{
+    ss_close_to(t, depth);
+    uint32_t frame = t->groups[t->nodes[node].sym];
+    t->open_depth = depth;
+    t->open_end[depth] = begin + t->tot[node];
+    t->open_frame[depth] = frame;
+    ss_event(t, frame, true, begin);
+}
+
+static bool tl_visit(void *ud, uint32_t node, uint32_t depth)
+{
+    timeline *t = ud;
+    if (t->fw != NULL && depth <= t->max_depth)
+        fold_line(t, node, depth);
+    if (t->cw == NULL && t->sw == NULL) /* folded stacks only: no positions */
+        return !t->oom && depth < t->max_depth;
+    uint64_t begin;
+    if (!place(t, node, depth, &begin))
+        return false;
+    if (t->cw != NULL)
+        chrome_event(t, node, begin);
+    if (t->sw != NULL)
+        ss_open(t, node, depth, begin);
+    return !t->oom;
+}
+
+/* Per symbol, a Chrome event up to its start: `,\n{"name":NAME,"cat":KIND,"ph":"X","ts":`. */
+static void chrome_prefixes(timeline *t)
+{
+    const wd_prof *p = t->p;
+    st_init(&t->cpre, t->ctx, p->syms.count);
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        const prof_sym *s = &p->syms.data[i];
+        ST_LIT(&t->cpre, ",\n{\"name\":");
+        st_json(&t->cpre, s->name);
+        ST_LIT(&t->cpre, ",\"cat\":\"");
+        const char *cat = wd_prof_kind_name((wd_prof_kind)s->kind);
+        st_add(&t->cpre, cat, strlen(cat));
+        ST_LIT(&t->cpre, "\",\"ph\":\"X\",\"ts\":");
+        st_end(&t->cpre);
+    }
+}
+
+static void chrome_head(wbuf *w, const wd_prof_out *o)
+{
+    WB_LIT(w, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
               "\"tid\":1,\"args\":{\"name\":");
     char title[512];
     snprintf(title, sizeof title, "wasmdbg: %s (ticks, %s)", o->kernel ? o->kernel : "kernel",
              o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
-    wb_str(w, "}},\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
+    WB_LIT(w, "}},\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
               "\"args\":{\"name\":\"kernel runs\"}}");
-    uint64_t offset = 0;
-    for (uint32_t i = 0; i < p->runs.count && !t.oom; i++) {
-        wd_prof_run r;
-        wd_prof_run_get(p, i, &r);
-        uint64_t span = run_span(p, i);
-        wb_str(w, ",\n{\"name\":\"level ");
-        wb_u64(w, r.level);
-        wb_str(w, " run ");
-        wb_u64(w, r.index);
-        wb_str(w, "\",\"cat\":\"run\",\"ph\":\"X\",\"ts\":");
-        wb_u64(w, offset);
-        wb_str(w, ",\"dur\":");
-        wb_u64(w, span);
-        wb_str(w, ",\"pid\":1,\"tid\":1,\"args\":{\"ticks\":");
-        wb_u64(w, r.ticks);
-        wb_str(w, ",\"start_tick\":");
-        wb_u64(w, r.start);
-        wb_str(w, "}}");
-        t.run_start = p->runs.data[i].start;
-        t.offset = offset;
-        walk(&p->tree, p->runs.data[i].root, chrome_visit, &t);
-        offset += span;
-    }
-    wb_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"time_axis\":\"ticks (shown "
+}
+
+static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t span)
+{
+    WB_LIT(w, ",\n{\"name\":\"level ");
+    wb_u64(w, r->level);
+    WB_LIT(w, " run ");
+    wb_u64(w, r->index);
+    WB_LIT(w, "\",\"cat\":\"run\",\"ph\":\"X\",\"ts\":");
+    wb_u64(w, offset);
+    WB_LIT(w, ",\"dur\":");
+    wb_u64(w, span);
+    WB_LIT(w, ",\"pid\":1,\"tid\":1,\"args\":{\"ticks\":");
+    wb_u64(w, r->ticks);
+    WB_LIT(w, ",\"start_tick\":");
+    wb_u64(w, r->start);
+    WB_LIT(w, "}}");
+}
+
+static void chrome_tail(wbuf *w, const wd_prof *p, const wd_prof_out *o)
+{
+    WB_LIT(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"time_axis\":\"ticks (shown "
               "as microseconds), padding left out\",\"tick_model\":");
     wb_json(w, o->tick_model ? o->tick_model : "");
     wb_str(w, p->cct ? ",\"mode\":\"cct\"}}\n" : ",\"mode\":\"full\"}}\n");
-    bool oom = t.oom;
-    timeline_free(&t);
-    jnames_free(p, &t.names);
-    return end_wbuf(p, w, !oom, err);
 }
 
-/* speedscope: close the frames open below `depth`, then open this one. */
-static void ss_close_to(timeline *t, uint32_t depth)
+/* speedscope's frames are display names: the index of a name's group is the position of its
+ * first symbol among the groups. Makes t->groups (the frame of each symbol), writes the head
+ * with the frames and, per frame, an open event's start `,{"type":"O","frame":N,"at":`. */
+static bool ss_head(timeline *t, const wd_prof_out *o)
 {
-    while (t->open_depth >= depth && t->open_depth > 0) {
-        uint32_t d = t->open_depth--;
-        char *o = wb_reserve(t->w, 80);
-        if (!t->first)
-            *o++ = ',';
-        o = WP_LIT(o, "{\"type\":\"C\",\"frame\":");
-        o = wp_u64(o, t->open_frame[d]);
-        o = WP_LIT(o, ",\"at\":");
-        o = wp_u64(o, t->open_end[d]);
-        *o++ = '}';
-        wb_commit(t->w, o);
-        t->first = false;
-    }
-}
-
-static bool ss_visit(void *ud, uint32_t node, uint32_t depth)
-{
-    timeline *t = ud;
-    uint64_t begin;
-    if (!place(t, node, depth, &begin))
+    wd_prof *p = t->p;
+    wbuf *w = t->sw;
+    uint32_t *groups = prof_display_groups_in(p, t->ctx);
+    uint32_t *frame_of = wd_calloc(t->ctx, (size_t)p->syms.count + 1, sizeof *frame_of);
+    uint32_t *sym_of = wd_alloc(t->ctx, ((size_t)p->syms.count + 1) * sizeof *sym_of);
+    t->groups = groups;
+    if (groups == NULL || frame_of == NULL || sym_of == NULL) {
+        wd_free(t->ctx, frame_of);
+        wd_free(t->ctx, sym_of);
         return false;
-    if ((depth >= t->open_cap &&
-         !wd_grow(t->p->ctx, (void **)&t->open_end, &t->open_cap, sizeof *t->open_end,
-                  (uint64_t)depth + 1)) ||
-        (depth >= t->open_frame_cap &&
-         !wd_grow(t->p->ctx, (void **)&t->open_frame, &t->open_frame_cap, sizeof *t->open_frame,
-                  (uint64_t)depth + 1))) {
-        t->oom = true;
-        return false;
-    }
-    ss_close_to(t, depth);
-    uint32_t frame = t->groups[t->p->tree.nodes[node].sym];
-    t->open_depth = depth;
-    t->open_end[depth] = begin + t->tot[node];
-    t->open_frame[depth] = frame;
-    char *o = wb_reserve(t->w, 80);
-    if (!t->first)
-        *o++ = ',';
-    o = WP_LIT(o, "{\"type\":\"O\",\"frame\":");
-    o = wp_u64(o, frame);
-    o = WP_LIT(o, ",\"at\":");
-    o = wp_u64(o, begin);
-    *o++ = '}';
-    wb_commit(t->w, o);
-    t->first = false;
-    return true;
-}
-
-wd_status wd_prof_write_speedscope(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
-{
-    wbuf *w = new_wbuf(p, f);
-    timeline t = {.p = p, .real = !p->cct, .w = w};
-    uint32_t *groups = prof_display_groups(p);
-    if (w == NULL || groups == NULL || !prof_tree_totals(p, &t.tot, &t.tns)) {
-        wd_free(p->ctx, groups);
-        wd_free(p->ctx, w);
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    }
-    /* Frames are display names: the index of a name's group is the position of its first
-     * symbol among the groups. */
-    uint32_t *frame_of = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *frame_of);
-    uint32_t *sym_of = wd_alloc(p->ctx, ((size_t)p->syms.count + 1) * sizeof *sym_of);
-    if (frame_of == NULL || sym_of == NULL) {
-        wd_free(p->ctx, frame_of);
-        wd_free(p->ctx, sym_of);
-        wd_free(p->ctx, groups);
-        wd_free(p->ctx, w);
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }
     uint32_t frames = 0;
     for (uint32_t i = 0; i < p->syms.count; i++) {
@@ -549,49 +711,151 @@ wd_status wd_prof_write_speedscope(wd_prof *p, FILE *f, const wd_prof_out *o, wd
     }
     for (uint32_t i = 0; i < p->syms.count; i++)
         groups[i] = frame_of[groups[i]];
-    t.groups = groups;
-    wb_str(w, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+    WB_LIT(w, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
               "\"exporter\":\"wasmdbg\",\"name\":");
     char title[512];
     snprintf(title, sizeof title, "%s (ticks, %s)", o->kernel ? o->kernel : "kernel",
              o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
-    wb_str(w, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+    WB_LIT(w, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+    st_init(&t->spre, t->ctx, frames);
     for (uint32_t i = 0; i < frames; i++) {
-        wb_str(w, i ? ",\n{\"name\":" : "\n{\"name\":");
+        if (i)
+            wb_char(w, ',');
+        WB_LIT(w, "\n{\"name\":");
         wb_json(w, p->syms.data[sym_of[i]].name);
         wb_char(w, '}');
+        char *e = st_room(&t->spre, 48);
+        if (e != NULL) {
+            char *b = e;
+            e = WP_LIT(e, ",{\"type\":\"O\",\"frame\":");
+            e = wp_u32(e, i);
+            e = WP_LIT(e, ",\"at\":");
+            t->spre.len += (size_t)(e - b);
+        }
+        st_end(&t->spre);
     }
-    wb_str(w, "]},\n\"profiles\":[");
-    for (uint32_t i = 0; i < p->runs.count && !t.oom; i++) {
+    WB_LIT(w, "]},\n\"profiles\":[");
+    wd_free(t->ctx, frame_of);
+    wd_free(t->ctx, sym_of);
+    return !t->spre.oom;
+}
+
+static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t span)
+{
+    if (i)
+        wb_char(w, ',');
+    WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"level ");
+    wb_u64(w, r->level);
+    WB_LIT(w, " run ");
+    wb_u64(w, r->index);
+    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+    wb_u64(w, span);
+    WB_LIT(w, ",\"events\":[");
+}
+
+/* Every run, one after the other: the run's head in each event file, its nodes, its end. */
+static void tl_runs(timeline *t)
+{
+    wd_prof *p = t->p;
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
         wd_prof_run r;
         wd_prof_run_get(p, i, &r);
         uint64_t span = run_span(p, i);
-        wb_str(w, i ? ",\n{\"type\":\"evented\",\"name\":\"level " : "\n{\"type\":\"evented\","
-                                                                    "\"name\":\"level ");
-        wb_u64(w, r.level);
-        wb_str(w, " run ");
-        wb_u64(w, r.index);
-        wb_str(w, "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-        wb_u64(w, span);
-        wb_str(w, ",\"events\":[");
-        t.run_start = p->runs.data[i].start;
-        t.offset = 0;
-        if (t.cursor != NULL)
-            t.cursor[0] = 0;
-        t.first = true;
-        t.open_depth = 0;
-        walk(&p->tree, p->runs.data[i].root, ss_visit, &t);
-        ss_close_to(&t, 1);
-        wb_str(w, "]}");
+        if (t->cw != NULL)
+            chrome_run(t->cw, &r, offset, span);
+        if (t->sw != NULL)
+            ss_run(t->sw, i, &r, span);
+        t->run_start = p->runs.data[i].start;
+        t->offset = offset;
+        t->first = true;
+        t->open_depth = 0;
+        if (t->cursor != NULL)
+            t->cursor[0] = 0;
+        walk(&p->tree, p->runs.data[i].root, tl_visit, t);
+        if (t->sw != NULL) {
+            ss_close_to(t, 1);
+            WB_LIT(t->sw, "]}");
+        }
+        offset += span;
     }
-    wb_str(w, "\n]}\n");
-    bool oom = t.oom;
-    timeline_free(&t);
-    wd_free(p->ctx, frame_of);
-    wd_free(p->ctx, sym_of);
-    wd_free(p->ctx, groups);
-    return end_wbuf(p, w, !oom, err);
+}
+
+static void tl_free(timeline *t)
+{
+    wd_free(t->ctx, t->cursor);
+    wd_free(t->ctx, t->open_end);
+    wd_free(t->ctx, t->open_frame);
+    wd_free(t->ctx, t->groups);
+    st_free(&t->names);
+    st_free(&t->cpre);
+    st_free(&t->spre);
+    sb_free(&t->sb);
+}
+
+/* Writes the time-ordered outputs whose wbuf is given: folded stacks (fw), Chrome trace
+ * events (cw), speedscope (sw). Allocates from ctx only; reads p, which must be over
+ * (p->fin) when this runs beside other writers. False on OOM. */
+static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wbuf *cw,
+                     wbuf *sw, uint32_t max_depth)
+{
+    timeline t = {.p = p, .ctx = ctx, .nodes = p->tree.nodes, .fw = fw, .cw = cw, .sw = sw,
+                  .real = !p->cct, .with_time = o != NULL && o->with_time,
+                  .max_depth = max_depth, .sb = {.ctx = ctx}};
+    bool ok = prof_tree_totals(p, &t.tot, &t.tns);
+    if (ok && fw != NULL) {
+        st_names(&t.names, p, ctx);
+        ok = !t.names.oom;
+    }
+    if (ok && cw != NULL) {
+        chrome_prefixes(&t);
+        ok = !t.cpre.oom;
+        if (ok)
+            chrome_head(cw, o);
+    }
+    if (ok && sw != NULL)
+        ok = ss_head(&t, o);
+    if (ok)
+        tl_runs(&t);
+    ok = ok && !t.oom;
+    if (ok && cw != NULL)
+        chrome_tail(cw, p, o);
+    if (ok && sw != NULL)
+        WB_LIT(sw, "\n]}\n");
+    tl_free(&t);
+    return ok;
+}
+
+wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed, uint32_t max_depth,
+                               wd_error *err)
+{
+    if (max_depth == 0)
+        max_depth = DEFAULT_MAX_DEPTH;
+    wbuf *w = new_wbuf(p->ctx, f);
+    if (w == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    bool ok = collapsed ? write_collapsed(p, w, max_depth)
+                        : tl_write(p, p->ctx, NULL, w, NULL, NULL, max_depth);
+    return end_wbuf(p->ctx, w, ok, err);
+}
+
+wd_status wd_prof_write_chrome(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
+{
+    wbuf *w = new_wbuf(p->ctx, f);
+    if (w == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    bool ok = tl_write(p, p->ctx, o, NULL, w, NULL, 0);
+    return end_wbuf(p->ctx, w, ok, err);
+}
+
+wd_status wd_prof_write_speedscope(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
+{
+    wbuf *w = new_wbuf(p->ctx, f);
+    if (w == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    bool ok = tl_write(p, p->ctx, o, NULL, NULL, w, 0);
+    return end_wbuf(p->ctx, w, ok, err);
 }
 
 /* ---- the machine profile ---- */
@@ -628,11 +892,22 @@ static void jw_sep(jw *j)
     jw_indent(j);
 }
 
+/* Keys are this file's literals: plain ASCII, nothing to escape. */
 static void jw_key(jw *j, const char *k)
 {
     jw_sep(j);
-    wb_json(j->w, k);
-    wb_bytes(j->w, ": ", 2);
+    size_t n = strlen(k);
+    if (WD_UNLIKELY(n > 64)) {
+        wb_json(j->w, k);
+        WB_LIT(j->w, ": ");
+        return;
+    }
+    char *o = wb_reserve(j->w, n + 4);
+    *o++ = '"';
+    memcpy(o, k, n);
+    o += n;
+    o = WP_LIT(o, "\": ");
+    wb_commit(j->w, o);
 }
 
 static void jw_open(jw *j, char c, bool flat)
@@ -708,6 +983,41 @@ static void phases_json(jw *j, const char *key, const uint64_t *ph, const int64_
     jw_close(j, '}');
 }
 
+/* A function's figures inside its (flat) object, as jk_ calls would write them: name, raw
+ * name when it is shown otherwise, kind, index, ticks, calls, times. */
+static void function_json(jw *j, const prof_sym *s, const wd_prof_func *f, bool with_time)
+{
+    wbuf *w = j->w;
+    WB_LIT(w, "\"name\": ");
+    wb_json(w, s->name);
+    if (strcmp(s->raw, s->name) != 0) {
+        WB_LIT(w, ", \"raw\": ");
+        wb_json(w, s->raw);
+    }
+    WB_LIT(w, ", \"kind\": \"");
+    wb_str(w, wd_prof_kind_name((wd_prof_kind)s->kind));
+    char *o = wb_reserve(w, 200);
+    *o++ = '"';
+    if (s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION) {
+        o = WP_LIT(o, ", \"index\": ");
+        o = wp_u32(o, s->idx);
+    }
+    o = WP_LIT(o, ", \"self\": ");
+    o = wp_u64(o, f->self);
+    o = WP_LIT(o, ", \"total\": ");
+    o = wp_u64(o, f->total);
+    o = WP_LIT(o, ", \"calls\": ");
+    o = wp_u64(o, f->calls);
+    if (with_time) {
+        o = WP_LIT(o, ", \"self_ns\": ");
+        o = wp_i64(o, f->self_ns);
+        o = WP_LIT(o, ", \"total_ns\": ");
+        o = wp_i64(o, f->total_ns);
+    }
+    wb_commit(w, o);
+    j->first[j->depth] = false;
+}
+
 /* Per run, the functions with the most total ticks (all of them over all runs). */
 #define RUN_FUNCTIONS 50u
 
@@ -724,22 +1034,9 @@ static bool functions_json(jw *j, wd_prof *p, uint32_t run, bool with_time)
         jk_u64(j, "functions_not_shown", n - shown);
     jk_open(j, "functions", '[', false);
     for (uint32_t i = 0; i < shown; i++) {
-        const prof_sym *s = &p->syms.data[fs[i].sym];
         jw_val(j, false);
         jw_open(j, '{', true);
-        jk_str(j, "name", s->name);
-        if (strcmp(s->raw, s->name) != 0)
-            jk_str(j, "raw", s->raw); /* the name as in the module, when shown otherwise */
-        jk_str(j, "kind", wd_prof_kind_name((wd_prof_kind)s->kind));
-        if (s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION)
-            jk_u64(j, "index", s->idx);
-        jk_u64(j, "self", fs[i].self);
-        jk_u64(j, "total", fs[i].total);
-        jk_u64(j, "calls", fs[i].calls);
-        if (with_time) {
-            jk_i64(j, "self_ns", fs[i].self_ns);
-            jk_i64(j, "total_ns", fs[i].total_ns);
-        }
+        function_json(j, &p->syms.data[fs[i].sym], &fs[i], with_time);
         jw_close(j, '}');
     }
     jw_close(j, ']');
@@ -928,43 +1225,124 @@ wd_status wd_prof_write_json(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error
 
 /* ---- all files ---- */
 
-wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
+typedef struct out_file {
+    FILE *f;
+    const char *path;
+    wd_status st;
+    wd_error err;
+} out_file;
+
+/* The event files (Chrome trace and speedscope) from one walk of the tree: what the writer
+ * thread does while the calling thread writes the others (about as much work, measured on
+ * tx-kernel-no-verif). It allocates from its own context (a wd_ctx is not thread-safe) and
+ * only reads the profile, which nothing changes once it is over (p->fin). */
+typedef struct tl_job {
+    wd_prof *p;
+    const wd_prof_out *o;
+    out_file *files;
+    wd_ctx *ctx; /* &own on the thread, p->ctx inline */
+    wd_ctx own;
+} tl_job;
+
+static void *tl_job_run(void *arg)
+{
+    tl_job *j = arg;
+    out_file *co = &j->files[WD_PROF_FILE_TRACE], *so = &j->files[WD_PROF_FILE_SPEEDSCOPE];
+    wbuf *cw = new_wbuf(j->ctx, co->f), *sw = new_wbuf(j->ctx, so->f);
+    bool ok = cw != NULL && sw != NULL && tl_write(j->p, j->ctx, j->o, NULL, cw, sw, 0);
+    out_file *outs[2] = {co, so};
+    wbuf *ws[2] = {cw, sw};
+    for (int k = 0; k < 2; k++) {
+        if (ws[k] != NULL)
+            outs[k]->st = end_wbuf(j->ctx, ws[k], ok, &outs[k]->err);
+        else
+            outs[k]->st = wd_fail(&outs[k]->err, WD_ERR_NOMEM, 0, "out of memory");
+    }
+    return NULL;
+}
+
+/* Runs the job on a thread of its own; false when there is none (the job was not run). */
+static bool tl_job_start(tl_job *j, pthread_t *th)
+{
+    wd_ctx_init(&j->own);
+    j->ctx = &j->own;
+    if (pthread_create(th, NULL, tl_job_run, j) == 0)
+        return true;
+    j->ctx = j->p->ctx;
+    return false;
+}
+
+static void tl_job_join(tl_job *j, pthread_t th)
+{
+    pthread_join(th, NULL);
+    WD_ASSERT(j->own.live == 0); /* the job frees what it allocates */
+    (void)j;
+}
+
+/* Opens the files (unbuffered: the writers buffer, each full buffer is one write); on
+ * failure closes those opened. */
+static wd_status open_files(const wd_prof_out *o, out_file *outs, char (*paths)[4096],
+                            wd_error *err)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
-        FILE *f = fopen(path, "w");
-        if (f == NULL)
-            return wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", path, strerror(errno));
-        wd_status st = WD_OK;
-        switch (k) {
-        case WD_PROF_FILE_FOLDED:
-            st = wd_prof_write_folded(p, f, o->collapsed, o->max_depth, err);
-            break;
-        case WD_PROF_FILE_SVG:
-            st = wd_prof_write_svg(p, f, o, err);
-            break;
-        case WD_PROF_FILE_TRACE:
-            st = wd_prof_write_chrome(p, f, o, err);
-            break;
-        case WD_PROF_FILE_SPEEDSCOPE:
-            st = wd_prof_write_speedscope(p, f, o, err);
-            break;
-        default:
-            st = wd_prof_write_json(p, f, o, err);
-            break;
-        }
-        if (fclose(f) != 0 && st == WD_OK)
-            st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", path, strerror(errno));
-        if (st != WD_OK) {
-            if (err->status == WD_ERR_IO && strstr(err->msg, path) == NULL) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                wd_error_clear(err);
-                wd_fail(err, WD_ERR_IO, 0, "%s: %s", path, msg);
-            }
+        snprintf(paths[k], sizeof paths[k], "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
+        outs[k] = (out_file){fopen(paths[k], "w"), paths[k], WD_OK, {0}};
+        wd_error_clear(&outs[k].err);
+        if (outs[k].f == NULL) {
+            wd_status st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", paths[k],
+                                   strerror(errno));
+            while (k-- > 0)
+                fclose(outs[k].f);
             return st;
         }
+        setvbuf(outs[k].f, NULL, _IONBF, 0);
     }
     return WD_OK;
+}
+
+/* Closes the files; the first failure in file order is the result. */
+static wd_status close_files(out_file *outs, wd_error *err)
+{
+    wd_status st = WD_OK;
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
+        out_file *x = &outs[k];
+        if (fclose(x->f) != 0 && x->st == WD_OK)
+            x->st = wd_fail(&x->err, WD_ERR_IO, 0, "%s: cannot write: %s", x->path,
+                            strerror(errno));
+        if (x->st == WD_OK || st != WD_OK)
+            continue;
+        st = x->st;
+        if (x->err.status == WD_ERR_IO && strstr(x->err.msg, x->path) == NULL)
+            wd_fail(err, WD_ERR_IO, 0, "%s: %s", x->path, x->err.msg);
+        else
+            wd_fail(err, st, x->err.offset, "%s", x->err.msg);
+    }
+    return st;
+}
+
+/* Below this many nodes, a thread costs more than it saves (making it, its memory). */
+#define THREAD_NODES 2048u
+
+/* The event files are written on a thread of their own while this one writes the folded
+ * stacks, the flamegraph and the JSON profile (when the profile is over: p->fin; when it is
+ * big enough; and when a thread can be made: else one after the other). */
+wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
+{
+    out_file outs[WD_PROF_FILE_COUNT];
+    char paths[WD_PROF_FILE_COUNT][4096];
+    WD_TRY(open_files(o, outs, paths, err));
+    tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
+    pthread_t th;
+    bool threaded = p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
+    out_file *x = &outs[WD_PROF_FILE_FOLDED];
+    x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
+    x = &outs[WD_PROF_FILE_SVG];
+    x->st = wd_prof_write_svg(p, x->f, o, &x->err);
+    x = &outs[WD_PROF_FILE_JSON];
+    x->st = wd_prof_write_json(p, x->f, o, &x->err);
+    if (threaded)
+        tl_job_join(&job, th);
+    else
+        tl_job_run(&job);
+    return close_files(outs, err);
 }

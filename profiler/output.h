@@ -41,7 +41,10 @@ enum { WD_PROF_FILE_FOLDED, WD_PROF_FILE_SVG, WD_PROF_FILE_TRACE, WD_PROF_FILE_S
 extern const char *const wd_prof_file_ext[WD_PROF_FILE_COUNT];
 extern const char *const wd_prof_file_what[WD_PROF_FILE_COUNT];
 
-/* Writes every file into o->dir. Errors: WD_ERR_IO naming the file, WD_ERR_NOMEM. */
+/* Writes every file into o->dir. Errors: WD_ERR_IO naming the file, WD_ERR_NOMEM. Once the
+ * profile is over and when it is big, the event files are written on a thread of its own
+ * while the calling thread writes the others (the profile is only read, p->ctx only used
+ * by the calling thread). */
 WD_NODISCARD wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err);
 
 WD_NODISCARD wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed,

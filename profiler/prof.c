@@ -99,6 +99,25 @@ uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t st
     return n;
 }
 
+bool prof_tree_reserve(prof_tree *tr, uint32_t nodes)
+{
+    if (nodes > tr->cap &&
+        !wd_grow(tr->ctx, (void **)&tr->nodes, &tr->cap, sizeof *tr->nodes, nodes))
+        return false;
+    uint32_t cap = 1024;
+    while (cap < 2 * (uint64_t)nodes + 2 && cap < (1u << 30))
+        cap *= 2;
+    if (cap <= tr->slot_cap || tr->slot_used != 0)
+        return true;
+    uint32_t *s = wd_calloc(tr->ctx, cap, sizeof *s);
+    if (s == NULL)
+        return false;
+    wd_free(tr->ctx, tr->slots);
+    tr->slots = s;
+    tr->slot_cap = cap;
+    return true;
+}
+
 static inline uint32_t slot_hash(uint32_t parent, uint32_t sym)
 {
     uint64_t k = ((uint64_t)parent << 32 | sym) * 0x9E3779B97F4A7C15ull;
@@ -179,7 +198,7 @@ bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
 
 bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns)
 {
-    if (p->tot == NULL || !p->ended || p->tot_count != p->tree.count) {
+    if (p->tot == NULL || !p->fin || p->tot_count != p->tree.count) {
         wd_free(p->ctx, p->tot);
         wd_free(p->ctx, p->tns);
         p->tot = NULL;
@@ -241,7 +260,18 @@ static bool is_call_kind(wd_prof_kind k)
     return k == WD_PROF_ENTRY || k == WD_PROF_DIRECT || k == WD_PROF_INDIRECT;
 }
 
-static char *display_name(wd_ctx *ctx, wd_prof_kind kind, const char *raw)
+/* Whether wd_sym_display would change s. */
+static bool display_safe(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7F || *s == ';')
+            return false;
+    return true;
+}
+
+/* The display name of a symbol: `raw` itself when it shows as it is (the caller frees it
+ * once), else a new string. */
+static char *display_name(wd_ctx *ctx, wd_prof_kind kind, char *raw)
 {
     if (kind == WD_PROF_INTERNAL) {
         size_t n = strlen(raw) + 16;
@@ -254,7 +284,16 @@ static char *display_name(wd_ctx *ctx, wd_prof_kind kind, const char *raw)
         return r;
     }
     char *d = wd_sym_demangle(ctx, raw);
-    return d != NULL ? d : wd_sym_display(ctx, raw);
+    if (d != NULL)
+        return d;
+    return display_safe(raw) ? raw : wd_sym_display(ctx, raw);
+}
+
+static void free_sym(wd_ctx *ctx, prof_sym *y)
+{
+    if (y->name != y->raw)
+        wd_free(ctx, y->name);
+    wd_free(ctx, y->raw);
 }
 
 uint32_t wd_prof_symbol(wd_prof *p, wd_prof_kind kind, uint32_t idx, const char *name,
@@ -296,12 +335,14 @@ uint32_t wd_prof_symbol(wd_prof *p, wd_prof_kind kind, uint32_t idx, const char 
     char *disp = display_name(p->ctx, kind, raw);
     prof_sym y = {.kind = (uint8_t)kind, .idx = idx, .hash = h, .raw = raw, .name = disp};
     if (disp == NULL || !WD_VEC_PUSH(p->ctx, &p->syms, y)) {
+        if (disp != raw)
+            wd_free(p->ctx, disp);
         wd_free(p->ctx, raw);
-        wd_free(p->ctx, disp);
         prof_nomem(p);
         return PROF_NONE;
     }
     uint32_t id = p->syms.count - 1;
+    p->fin = false; /* per-function figures have an entry per symbol */
     /* A function called in several ways is one function in statistics. */
     p->syms.data[id].func = id;
     if (is_call_kind(kind)) {
@@ -363,6 +404,7 @@ wd_status wd_prof_new(wd_ctx *ctx, const wd_prof_config *cfg, wd_prof **out, wd_
 
 static void free_run(wd_ctx *ctx, prof_run *r)
 {
+    wd_free(ctx, r->funcs);
     wd_free(ctx, r->reason);
     wd_free(ctx, r->unwound);
     wd_free(ctx, r->open);
@@ -372,10 +414,8 @@ void wd_prof_free(wd_prof *p)
 {
     if (p == NULL)
         return;
-    for (uint32_t i = 0; i < p->syms.count; i++) {
-        wd_free(p->ctx, p->syms.data[i].raw);
-        wd_free(p->ctx, p->syms.data[i].name);
-    }
+    for (uint32_t i = 0; i < p->syms.count; i++)
+        free_sym(p->ctx, &p->syms.data[i]);
     WD_VEC_FREE(p->ctx, &p->syms);
     wd_free(p->ctx, p->sym_slots);
     prof_tree_fini(&p->tree);
@@ -391,6 +431,8 @@ void wd_prof_free(wd_prof *p)
     wd_free(p->ctx, p->hot_slots);
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
+    wd_free(p->ctx, p->funcs_all);
+    wd_free(p->ctx, p->name_rank);
     wd_free(p->ctx, p);
 }
 
@@ -463,27 +505,45 @@ static bool to_cct(wd_prof *p)
     return true;
 }
 
-/* Enters `sym` under the current node at T; false on OOM. */
-static bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+/* The node of a call of `sym` under `parent`: a new one (full tree) or the path's (calling-
+ * context tree, or a full tree grown past its limit). PROF_NONE on OOM. */
+static WD_NOINLINE uint32_t node_for_call(wd_prof *p, uint32_t sym, uint64_t T)
 {
+    if (!p->cct && p->tree.count >= p->cfg.full_limit && !to_cct(p))
+        return PROF_NONE;
     uint32_t parent = p->stack[p->depth - 1].node;
-    uint32_t n;
-    if (p->cct) {
-        n = prof_tree_child(&p->tree, parent, sym, T);
+    return p->cct ? prof_tree_child(&p->tree, parent, sym, T)
+                  : prof_tree_new(&p->tree, parent, sym, T);
+}
+
+/* Enters `sym` under the current node at T; false on OOM. A full tree with room appends
+ * the node here (the common case: one per call). */
+static inline bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+{
+    prof_tree *tr = &p->tree;
+    uint32_t parent = p->stack[p->depth - 1].node, n;
+    if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap)) {
+        n = tr->count++;
+        tr->nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
+                                   .next_sibling = PROF_NONE, .last_child = PROF_NONE,
+                                   .start = T};
+        prof_node *par = &tr->nodes[parent];
+        if (par->last_child == PROF_NONE)
+            par->first_child = n;
+        else
+            tr->nodes[par->last_child].next_sibling = n;
+        par->last_child = n;
     } else {
-        if (WD_UNLIKELY(p->tree.count >= p->cfg.full_limit) && !to_cct(p))
+        n = node_for_call(p, sym, T);
+        if (WD_UNLIKELY(n == PROF_NONE))
             return false;
-        parent = p->stack[p->depth - 1].node;
-        n = p->cct ? prof_tree_child(&p->tree, parent, sym, T)
-                   : prof_tree_new(&p->tree, parent, sym, T);
+        parent = p->stack[p->depth - 1].node; /* a switch to cct renumbers */
     }
-    if (WD_UNLIKELY(n == PROF_NONE))
-        return false;
     if (WD_UNLIKELY(p->depth == p->stack_cap) &&
         !wd_grow(p->ctx, (void **)&p->stack, &p->stack_cap, sizeof *p->stack,
                  (uint64_t)p->depth + 1))
         return false;
-    prof_node *nodes = p->tree.nodes;
+    prof_node *nodes = tr->nodes;
     prof_node *par = &nodes[parent];
     par->t = T - par->t;
     par->time = ns - par->time;
@@ -496,7 +556,7 @@ static bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
 }
 
 /* Ends the current node at T; returns the self ticks this call added. */
-static uint64_t leave(wd_prof *p, uint64_t T, int64_t ns)
+static inline uint64_t leave(wd_prof *p, uint64_t T, int64_t ns)
 {
     prof_frame f = p->stack[--p->depth];
     prof_node *nodes = p->tree.nodes;
@@ -666,10 +726,13 @@ static inline bool ensure_run(wd_prof *p, uint64_t T, int64_t ns)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
+static void prof_finish(wd_prof *p);
+
 void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
 {
     if (p->rec != NULL)
         wd_trace_put_call(p->rec, ticks, ns, sym);
+    p->fin = false;
     if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
         return;
     p->calls++;
@@ -699,6 +762,7 @@ void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
 {
     if (p->rec != NULL)
         wd_trace_put_ret(p->rec, ticks, ns);
+    p->fin = false;
     if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
         return;
     p->runs.data[p->runs.count - 1].last = ticks;
@@ -767,6 +831,7 @@ void wd_prof_phase(wd_prof *p, uint64_t ticks, int64_t ns, const char *name, boo
 {
     if (p->rec != NULL)
         wd_trace_put_phase(p->rec, ticks, ns, name, begin);
+    p->fin = false;
     if (WD_UNLIKELY(p->status != WD_OK))
         return;
     if (begin && strcmp(name, "decode") == 0 && !run_begin(p, ticks, ns)) {
@@ -813,6 +878,7 @@ void wd_prof_level(wd_prof *p, uint32_t level)
 {
     if (p->rec != NULL)
         wd_trace_put_level(p->rec, level);
+    p->fin = false;
     if (p->status != WD_OK)
         return;
     if (p->in_run)
@@ -827,6 +893,7 @@ void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info)
 {
     if (p->rec != NULL)
         wd_trace_put_run_info(p->rec, info);
+    p->fin = false;
     if (p->status != WD_OK || p->info_next >= p->runs.count)
         return;
     uint32_t i = p->info_next++;
@@ -859,6 +926,8 @@ void wd_prof_end(wd_prof *p, uint64_t ticks)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
     p->end_ticks = ticks;
     p->ended = true;
+    if (p->status == WD_OK)
+        prof_finish(p);
 }
 
 /* ---- results ---------------------------------------------------------------------------- */
@@ -905,18 +974,21 @@ static void subtree(const prof_tree *tr, uint32_t n, uint64_t *ticks, int64_t *n
     }
 }
 
-void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
+/* The run's figures from its top-level nodes (subtree walks, or the node totals). */
+static void run_figures(const wd_prof *p, const prof_run *r, const uint64_t *tot,
+                        const int64_t *tns, const uint64_t *tcalls, wd_prof_run *out)
 {
-    const prof_run *r = &p->runs.data[i];
-    memset(out, 0, sizeof *out);
-    out->level = r->level;
-    out->index = r->index;
-    out->start = r->start;
     for (uint32_t c = p->tree.nodes[r->root].first_child; c != PROF_NONE;
          c = p->tree.nodes[c].next_sibling) {
         uint64_t t, calls;
         int64_t ns;
-        subtree(&p->tree, c, &t, &ns, &calls);
+        if (tot != NULL) {
+            t = tot[c];
+            ns = tns[c];
+            calls = tcalls[c];
+        } else {
+            subtree(&p->tree, c, &t, &ns, &calls);
+        }
         out->ticks += t;
         out->ns += ns;
         out->calls += calls;
@@ -926,6 +998,25 @@ void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
             out->phase_ns[ph] += ns;
             out->has_phase[ph] = true;
         }
+    }
+}
+
+void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
+{
+    const prof_run *r = &p->runs.data[i];
+    memset(out, 0, sizeof *out);
+    out->level = r->level;
+    out->index = r->index;
+    out->start = r->start;
+    if (p->fin) {
+        out->ticks = r->sum_ticks;
+        out->ns = r->sum_ns;
+        out->calls = r->sum_calls;
+        memcpy(out->phase, r->phase, sizeof out->phase);
+        memcpy(out->phase_ns, r->phase_ns, sizeof out->phase_ns);
+        memcpy(out->has_phase, r->has_phase, sizeof out->has_phase);
+    } else {
+        run_figures(p, r, NULL, NULL, NULL, out);
     }
     out->has_info = r->has_info;
     out->effective = r->effective;
@@ -958,77 +1049,18 @@ void wd_prof_get_stats(const wd_prof *p, wd_prof_stats *out)
     };
 }
 
-/* Merges the subtree of `from` (in p's tree) under `to` in `out`. Nodes deeper than
- * max_depth (0: no limit) fold into their ancestor at max_depth. */
-static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
-                          uint32_t to, uint32_t max_depth)
-{
-    const prof_tree *tr = &p->tree;
-    uint32_t *map = NULL, map_cap = 0; /* out node per depth */
-    bool ok = true;
-    uint32_t x = tr->nodes[from].first_child, depth = 1;
-    while (ok && x != PROF_NONE) {
-        const prof_node *y = &tr->nodes[x];
-        if (depth >= map_cap &&
-            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1)) {
-            ok = false;
-            break;
-        }
-        map[0] = to;
-        uint32_t n;
-        if (max_depth != 0 && depth > max_depth)
-            n = map[max_depth];
-        else
-            n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
-        if (n == PROF_NONE) {
-            ok = false;
-            break;
-        }
-        map[depth] = n;
-        out->nodes[n].t += y->t;
-        out->nodes[n].time += y->time;
-        if (max_depth == 0 || depth <= max_depth)
-            out->nodes[n].calls += y->calls;
-        if (y->first_child != PROF_NONE) {
-            x = y->first_child;
-            depth++;
-            continue;
-        }
-        while (x != from && tr->nodes[x].next_sibling == PROF_NONE) {
-            x = tr->nodes[x].parent;
-            depth--;
-        }
-        x = x == from ? PROF_NONE : tr->nodes[x].next_sibling;
-    }
-    wd_free(p->ctx, map);
-    return ok;
-}
-
-bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
-{
-    prof_tree_init(out, p->ctx);
-    uint32_t root = prof_tree_new(out, PROF_NONE, 0, 0);
-    if (root == PROF_NONE)
-        return false;
-    for (uint32_t i = 0; i < p->runs.count; i++) {
-        if (!merge_subtree(p, key, p->runs.data[i].root, out, root, max_depth)) {
-            prof_tree_fini(out);
-            return false;
-        }
-    }
-    return true;
-}
+/* The functions met in a walk (each once): list[0..count), mark[fn] == stamp once met. */
+typedef struct met {
+    uint32_t *list, count;
+    uint32_t *mark, stamp;
+} met;
 
 /* Per-function figures of the subtrees of `roots` in `tr`: self, calls and, counting a
- * function once per stack (recursion), total. */
+ * function once per stack (recursion), total; the functions met go to m (when not NULL). */
 static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
-                             wd_prof_func *f)
+                             const uint64_t *tot, const int64_t *tns, wd_prof_func *f, met *m)
 {
     const prof_tree *tr = &p->tree;
-    const uint64_t *tot;
-    const int64_t *tns;
-    if (!prof_tree_totals(p, &tot, &tns))
-        return false;
     uint32_t *active = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *active);
     if (active == NULL)
         return false;
@@ -1037,6 +1069,10 @@ static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
         while (x != PROF_NONE) {
             const prof_node *y = &tr->nodes[x];
             uint32_t fn = p->syms.data[y->sym].func;
+            if (m != NULL && m->mark[fn] != m->stamp) {
+                m->mark[fn] = m->stamp;
+                m->list[m->count++] = fn;
+            }
             f[fn].self += y->t;
             f[fn].self_ns += y->time;
             f[fn].calls += y->calls;
@@ -1066,17 +1102,221 @@ static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
     return true;
 }
 
-static const wd_prof *sort_prof;
-static bool sort_by_total;
+typedef struct name_key {
+    const char *name;
+    uint32_t sym;
+} name_key;
 
-static int cmp_func(const void *a, const void *b)
+static inline bool name_before(const name_key *x, const name_key *y)
 {
-    const wd_prof_func *x = a, *y = b;
-    uint64_t kx = sort_by_total ? x->total : x->self, ky = sort_by_total ? y->total : y->self;
-    if (kx != ky)
-        return kx > ky ? -1 : 1;
-    int c = strcmp(sort_prof->syms.data[x->sym].name, sort_prof->syms.data[y->sym].name);
-    return c != 0 ? c : (x->sym > y->sym) - (x->sym < y->sym);
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c < 0 : x->sym < y->sym;
+}
+
+/* Functions in order: ticks (self or total), largest first, then name, then symbol. */
+typedef struct func_key {
+    uint64_t ticks;
+    uint64_t tie; /* name rank, symbol */
+    uint32_t at;  /* its entry */
+} func_key;
+
+static inline bool func_before(const func_key *x, const func_key *y)
+{
+    return x->ticks != y->ticks ? x->ticks > y->ticks : x->tie < y->tie;
+}
+
+/* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE; insertion sort
+ * of short runs, then merges. Keys are distinct, so any sort gives the same order. */
+#define DEFINE_SORT(NAME, T, BEFORE)                                                               \
+    static void NAME(T *a, T *tmp, size_t n)                                                       \
+    {                                                                                              \
+        enum { RUN = 8 };                                                                          \
+        for (size_t lo = 0; lo < n; lo += RUN) {                                                   \
+            size_t hi = n - lo < RUN ? n : lo + RUN;                                               \
+            for (size_t i = lo + 1; i < hi; i++) {                                                 \
+                T x = a[i];                                                                        \
+                size_t k = i;                                                                      \
+                for (; k > lo && BEFORE(&x, &a[k - 1]); k--)                                       \
+                    a[k] = a[k - 1];                                                               \
+                a[k] = x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        for (size_t width = RUN; width < n; width *= 2) {                                          \
+            for (size_t lo = 0; lo < n; lo += 2 * width) {                                         \
+                size_t mid = n - lo < width ? n : lo + width;                                      \
+                size_t hi = n - mid < width ? n : mid + width, i = lo, j = mid, o = lo;            \
+                while (i < mid && j < hi)                                                          \
+                    tmp[o++] = BEFORE(&a[j], &a[i]) ? a[j++] : a[i++];                             \
+                while (i < mid)                                                                    \
+                    tmp[o++] = a[i++];                                                             \
+                while (j < hi)                                                                     \
+                    tmp[o++] = a[j++];                                                             \
+            }                                                                                      \
+            memcpy(a, tmp, n * sizeof *a);                                                         \
+        }                                                                                          \
+    }
+
+DEFINE_SORT(sort_names, name_key, name_before)
+DEFINE_SORT(sort_keys, func_key, func_before)
+
+/* Per symbol, the place of its display name in name order (equal names, equal places):
+ * sorting functions then compares numbers only. Owned; NULL on OOM. */
+static uint32_t *name_ranks(const wd_prof *p)
+{
+    uint32_t n = p->syms.count;
+    name_key *keys = wd_alloc(p->ctx, (2 * (size_t)n + 1) * sizeof *keys);
+    uint32_t *rank = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *rank);
+    if (keys == NULL || rank == NULL) {
+        wd_free(p->ctx, keys);
+        wd_free(p->ctx, rank);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        keys[i] = (name_key){p->syms.data[i].name, i};
+    sort_names(keys, keys + n, n);
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && strcmp(keys[i].name, keys[i - 1].name) != 0)
+            r = i;
+        rank[keys[i].sym] = r;
+    }
+    wd_free(p->ctx, keys);
+    return rank;
+}
+
+static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t k, bool by_total)
+{
+    uint32_t *rank = p->fin ? p->name_rank : name_ranks(p);
+    func_key *keys = wd_alloc(p->ctx, (2 * (size_t)k + 1) * sizeof *keys);
+    wd_prof_func *sorted = wd_alloc(p->ctx, ((size_t)k + 1) * sizeof *sorted);
+    bool ok = rank != NULL && keys != NULL && sorted != NULL;
+    if (ok) {
+        for (uint32_t i = 0; i < k; i++)
+            keys[i] = (func_key){by_total ? f[i].total : f[i].self,
+                                 (uint64_t)rank[f[i].sym] << 32 | f[i].sym, i};
+        sort_keys(keys, keys + k, k);
+        for (uint32_t i = 0; i < k; i++)
+            sorted[i] = f[keys[i].at];
+        memcpy(f, sorted, (size_t)k * sizeof *f);
+    }
+    if (!p->fin)
+        wd_free(p->ctx, rank);
+    wd_free(p->ctx, keys);
+    wd_free(p->ctx, sorted);
+    return ok;
+}
+
+/* Per-function figures of every run into f (syms.count + 1 entries, zeroed). */
+static bool all_function_figures(wd_prof *p, const uint64_t *tot, const int64_t *tns,
+                                 wd_prof_func *f)
+{
+    uint32_t *roots = wd_alloc(p->ctx, ((size_t)p->runs.count + 1) * sizeof *roots);
+    if (roots == NULL)
+        return false;
+    for (uint32_t i = 0; i < p->runs.count; i++)
+        roots[i] = p->runs.data[i].root;
+    bool ok = function_figures(p, roots, p->runs.count, tot, tns, f, NULL);
+    wd_free(p->ctx, roots);
+    return ok;
+}
+
+/* Each run's per-function figures (its functions only, owned by the run) and their sums
+ * over all runs into all (syms.count entries, zeroed): one walk of the tree. */
+static bool run_function_lists(wd_prof *p, wd_prof_func *all)
+{
+    uint32_t n = p->syms.count;
+    wd_prof_func *f = wd_calloc(p->ctx, (size_t)n + 1, sizeof *f);
+    uint32_t *list = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *list);
+    uint32_t *mark = wd_calloc(p->ctx, (size_t)n + 1, sizeof *mark);
+    bool ok = f != NULL && list != NULL && mark != NULL;
+    for (uint32_t i = 0; ok && i < p->runs.count; i++) {
+        prof_run *r = &p->runs.data[i];
+        met m = {list, 0, mark, i + 1};
+        ok = function_figures(p, &r->root, 1, p->tot, p->tns, f, &m);
+        r->funcs = ok ? wd_alloc(p->ctx, ((size_t)m.count + 1) * sizeof *r->funcs) : NULL;
+        ok = r->funcs != NULL;
+        r->func_count = ok ? m.count : 0;
+        for (uint32_t k = 0; ok && k < m.count; k++) {
+            uint32_t fn = list[k];
+            wd_prof_func *x = &f[fn], *a = &all[fn];
+            r->funcs[k] = *x;
+            r->funcs[k].sym = fn;
+            a->self += x->self;
+            a->total += x->total;
+            a->calls += x->calls;
+            a->self_ns += x->self_ns;
+            a->total_ns += x->total_ns;
+            *x = (wd_prof_func){0};
+        }
+    }
+    wd_free(p->ctx, f);
+    wd_free(p->ctx, list);
+    wd_free(p->ctx, mark);
+    return ok;
+}
+
+/* The figures every output reads, computed once when the profile ends: node totals, each
+ * run's figures and the per-function figures over all runs. On OOM nothing is kept: they
+ * are then computed on demand, as during the run. */
+static void prof_finish(wd_prof *p)
+{
+    const prof_tree *tr = &p->tree;
+    wd_free(p->ctx, p->tot);
+    wd_free(p->ctx, p->tns);
+    wd_free(p->ctx, p->funcs_all);
+    wd_free(p->ctx, p->name_rank);
+    p->tot = NULL;
+    p->tns = NULL;
+    p->funcs_all = NULL;
+    for (uint32_t i = 0; i < p->runs.count; i++) {
+        wd_free(p->ctx, p->runs.data[i].funcs);
+        p->runs.data[i].funcs = NULL;
+        p->runs.data[i].func_count = 0;
+    }
+    p->name_rank = name_ranks(p);
+    size_t n = (size_t)tr->count + 1;
+    uint64_t *tot = wd_alloc(p->ctx, n * sizeof *tot);
+    uint64_t *tcalls = wd_alloc(p->ctx, n * sizeof *tcalls);
+    int64_t *tns = wd_alloc(p->ctx, n * sizeof *tns);
+    p->tot = tot;
+    p->tns = tns;
+    p->tot_count = tr->count;
+    p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
+    bool ok = p->name_rank != NULL && tot != NULL && tns != NULL && tcalls != NULL &&
+              p->funcs_all != NULL;
+    /* node totals (prof_totals) and calls, in one pass (children come after parents) */
+    for (uint32_t i = 0; ok && i < tr->count; i++) {
+        tot[i] = tr->nodes[i].t;
+        tns[i] = tr->nodes[i].time;
+        tcalls[i] = tr->nodes[i].calls;
+    }
+    for (uint32_t i = tr->count; ok && i-- > 0;) {
+        uint32_t par = tr->nodes[i].parent;
+        if (par != PROF_NONE) {
+            tot[par] += tot[i];
+            tns[par] += tns[i];
+            tcalls[par] += tcalls[i];
+        }
+    }
+    if (!ok || !run_function_lists(p, p->funcs_all)) {
+        wd_free(p->ctx, tcalls);
+        wd_free(p->ctx, p->funcs_all);
+        p->funcs_all = NULL;
+        return;
+    }
+    for (uint32_t i = 0; i < p->runs.count; i++) {
+        prof_run *r = &p->runs.data[i];
+        wd_prof_run x = {0};
+        run_figures(p, r, p->tot, p->tns, tcalls, &x);
+        r->sum_ticks = x.ticks;
+        r->sum_ns = x.ns;
+        r->sum_calls = x.calls;
+        memcpy(r->phase, x.phase, sizeof r->phase);
+        memcpy(r->phase_ns, x.phase_ns, sizeof r->phase_ns);
+        memcpy(r->has_phase, x.has_phase, sizeof r->has_phase);
+    }
+    wd_free(p->ctx, tcalls);
+    p->fin = true;
 }
 
 wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_func **out,
@@ -1085,20 +1325,30 @@ wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_fun
     *out = NULL;
     *count = 0;
     uint32_t n = p->syms.count;
-    wd_prof_func *f = wd_calloc(p->ctx, (size_t)n + 1, sizeof *f);
+    bool ok = true, dense = true; /* f[i] is symbol i's (else f[i].sym says) */
+    wd_prof_func *f;
+    const uint64_t *tot;
+    const int64_t *tns;
+    if (run == UINT32_MAX && p->fin) {
+        f = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *f);
+        if (f != NULL)
+            memcpy(f, p->funcs_all, (size_t)n * sizeof *f);
+    } else if (p->fin) { /* the run's functions, already in entry form */
+        const prof_run *r = &p->runs.data[run];
+        f = wd_alloc(p->ctx, ((size_t)r->func_count + 1) * sizeof *f);
+        if (f != NULL)
+            memcpy(f, r->funcs, (size_t)r->func_count * sizeof *f);
+        n = r->func_count;
+        dense = false;
+    } else {
+        f = wd_calloc(p->ctx, (size_t)n + 1, sizeof *f);
+        ok = f != NULL && prof_tree_totals(p, &tot, &tns) &&
+             (run == UINT32_MAX ? all_function_figures(p, tot, tns, f)
+                                : function_figures(p, &p->runs.data[run].root, 1, tot, tns, f,
+                                                   NULL));
+    }
     if (f == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    bool ok;
-    if (run == UINT32_MAX) {
-        uint32_t *roots = wd_alloc(p->ctx, ((size_t)p->runs.count + 1) * sizeof *roots);
-        ok = roots != NULL;
-        for (uint32_t i = 0; ok && i < p->runs.count; i++)
-            roots[i] = p->runs.data[i].root;
-        ok = ok && function_figures(p, roots, p->runs.count, f);
-        wd_free(p->ctx, roots);
-    } else {
-        ok = function_figures(p, &p->runs.data[run].root, 1, f);
-    }
     if (!ok) {
         wd_free(p->ctx, f);
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
@@ -1108,12 +1358,14 @@ wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_fun
         if (f[i].self == 0 && f[i].total == 0 && f[i].calls == 0)
             continue;
         f[k] = f[i];
-        f[k].sym = i;
+        if (dense)
+            f[k].sym = i;
         k++;
     }
-    sort_prof = p;
-    sort_by_total = by_total;
-    qsort(f, k, sizeof *f, cmp_func);
+    if (!sort_functions(p, f, k, by_total)) {
+        wd_free(p->ctx, f);
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    }
     *out = f;
     *count = k;
     return WD_OK;
@@ -1157,14 +1409,19 @@ wd_status wd_prof_hot_steps(wd_prof *p, double min_share, uint32_t max, wd_prof_
 
 uint32_t *prof_display_groups(const wd_prof *p)
 {
+    return prof_display_groups_in(p, p->ctx);
+}
+
+uint32_t *prof_display_groups_in(const wd_prof *p, wd_ctx *ctx)
+{
     uint32_t n = p->syms.count, cap = 16;
     while (cap < 2 * n)
         cap *= 2;
-    uint32_t *g = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *g);
-    uint32_t *slots = wd_calloc(p->ctx, cap, sizeof *slots);
+    uint32_t *g = wd_alloc(ctx, ((size_t)n + 1) * sizeof *g);
+    uint32_t *slots = wd_calloc(ctx, cap, sizeof *slots);
     if (g == NULL || slots == NULL) {
-        wd_free(p->ctx, g);
-        wd_free(p->ctx, slots);
+        wd_free(ctx, g);
+        wd_free(ctx, slots);
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -1183,6 +1440,6 @@ uint32_t *prof_display_groups(const wd_prof *p)
             }
         }
     }
-    wd_free(p->ctx, slots);
+    wd_free(ctx, slots);
     return g;
 }

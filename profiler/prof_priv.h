@@ -28,6 +28,8 @@ typedef struct prof_tree {
 
 void prof_tree_init(prof_tree *tr, wd_ctx *ctx);
 void prof_tree_fini(prof_tree *tr);
+/* Room for `nodes` nodes (and their hash slots, while the hash is empty); false on OOM. */
+WD_NODISCARD bool prof_tree_reserve(prof_tree *tr, uint32_t nodes);
 /* A new child of `parent` (PROF_NONE: a root) appended to its children; PROF_NONE on OOM. */
 uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start);
 /* The child of `parent` with `sym`, created (with prof_tree_new) when missing. */
@@ -57,6 +59,15 @@ typedef struct prof_run {
     uint64_t stop_tick;
     uint32_t *unwound, unwound_count;
     uint32_t *open, open_count;
+    /* Its figures once the profile is over (valid while wd_prof.fin): the sums of its
+     * top-level nodes' subtrees (see wd_prof_run). */
+    uint64_t sum_ticks, sum_calls;
+    int64_t sum_ns;
+    uint64_t phase[WD_PROF_PH_COUNT];
+    int64_t phase_ns[WD_PROF_PH_COUNT];
+    bool has_phase[WD_PROF_PH_COUNT];
+    wd_prof_func *funcs; /* its functions' figures (sym: the function group), func_count */
+    uint32_t func_count;
 } prof_run;
 
 typedef struct prof_hot {
@@ -122,10 +133,17 @@ struct wd_prof {
 
     struct wd_trace_writer *rec;
 
-    /* Node totals of `tree` once the profile is over (prof_tree_totals). */
+    /* Node totals of `tree` (prof_tree_totals). */
     uint64_t *tot;
     int64_t *tns;
     uint32_t tot_count;
+
+    /* Figures computed once when the profile ends (every output reads them): node totals,
+     * run figures, per-function figures over all runs (syms.count entries by function
+     * group). `fin` is cleared by any event that changes the tree. */
+    bool fin;
+    wd_prof_func *funcs_all;
+    uint32_t *name_rank; /* per symbol: its display name's place in name order */
 };
 
 /* The fail-once helper: records WD_ERR_NOMEM. */
@@ -135,8 +153,8 @@ void prof_nomem(wd_prof *p);
  * entries (owned), NULL on OOM. Children always come after their parents. */
 bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns);
 
-/* Totals of p->tree as prof_totals gives them, owned by p: computed once after the end (the
- * outputs all need them), on every call before. NULL pointers on OOM. */
+/* Totals of p->tree as prof_totals gives them, owned by p: computed once when the profile
+ * ends (the outputs all need them), on every call otherwise. NULL pointers on OOM. */
 bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns);
 
 /* The display name of a symbol. */
@@ -153,5 +171,7 @@ WD_NODISCARD bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_
 
 /* For each symbol, the first symbol with the same display name (owned), NULL on OOM. */
 uint32_t *prof_display_groups(const wd_prof *p);
+/* The same, allocated from ctx. */
+uint32_t *prof_display_groups_in(const wd_prof *p, wd_ctx *ctx);
 
 #endif

@@ -38,6 +38,11 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 char *wd_sym_clean(wd_ctx *ctx, const char *s, size_t size)
 {
     const unsigned char *u = (const unsigned char *)s;
+    size_t ascii = 0;
+    while (ascii < size && u[ascii] - 1u < 0x7Fu) /* 1 to 0x7F: kept as they are */
+        ascii++;
+    if (ascii == size)
+        return wd_strndup(ctx, s, size);
     size_t out = 0;
     for (size_t i = 0; i < size;) {
         size_t k = utf8_seq(u + i, size - i);

@@ -1,6 +1,8 @@
 /* wbuf.h: a buffered writer for the profile's files (private to profiler/). The outputs
- * hold one line or event per call-tree node, so they are written without printf: measured
- * on tx-kernel-no-verif, fprintf was most of the profiling overhead. */
+ * hold one line or event per call-tree node, so they are written without printf: numbers
+ * are formatted straight into the buffer (wp_u64), fixed text is copied with known lengths
+ * (WB_LIT, WP_LIT), and full buffers go to the file in one write each (the FILE is best
+ * left unbuffered: see wd_prof_write_files). */
 #ifndef WD_PROFILER_WBUF_H
 #define WD_PROFILER_WBUF_H
 
@@ -25,7 +27,7 @@ static inline void wb_flush(wbuf *w)
 
 static inline void wb_bytes(wbuf *w, const char *s, size_t n)
 {
-    if (n > sizeof w->b - w->n) {
+    if (WD_UNLIKELY(n > sizeof w->b - w->n)) {
         wb_flush(w);
         if (n > sizeof w->b) {
             if (fwrite(s, 1, n, w->f) != n)
@@ -42,20 +44,21 @@ static inline void wb_str(wbuf *w, const char *s)
     wb_bytes(w, s, strlen(s));
 }
 
+/* A string literal, its length known at compile time. */
+#define WB_LIT(w, lit) wb_bytes((w), (lit), sizeof(lit) - 1)
+
 static inline void wb_char(wbuf *w, char c)
 {
-    if (w->n == sizeof w->b)
+    if (WD_UNLIKELY(w->n == sizeof w->b))
         wb_flush(w);
     w->b[w->n++] = c;
 }
-
-
 
 /* Direct writing: wb_reserve returns room for n bytes (n <= sizeof b), the caller fills it
  * with the wp_ helpers and hands back the end with wb_commit. */
 static inline char *wb_reserve(wbuf *w, size_t n)
 {
-    if (n > sizeof w->b - w->n)
+    if (WD_UNLIKELY(n > sizeof w->b - w->n))
         wb_flush(w);
     return w->b + w->n;
 }
@@ -67,44 +70,49 @@ static inline void wb_commit(wbuf *w, char *end)
 
 #define WP_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
+/* "0000" "0001" ... "9999": four digits per entry (output.c). */
+extern const char wd_prof_digits4[40000];
+
+/* Numbers are written four digits at a time, straight where they belong: wp_ functions
+ * write at p and return the end, and may write up to 3 bytes past it (scratch bytes that
+ * what follows overwrites): callers reserve room for them. */
+
+/* v < 10000, without leading zeros. */
+static inline char *wp_head(char *p, uint32_t v)
+{
+    unsigned k = 1u + (v >= 10) + (v >= 100) + (v >= 1000);
+    memcpy(p, wd_prof_digits4 + 4 * v + 4 - k, 4);
+    return p + k;
+}
+
+/* v < 10000, as four digits. */
+static inline char *wp_four(char *p, uint32_t v)
+{
+    memcpy(p, wd_prof_digits4 + 4 * v, 4);
+    return p + 4;
+}
+
+/* At most 10 digits (and 3 scratch bytes). */
+static inline char *wp_u32(char *p, uint32_t v)
+{
+    if (v < 10000)
+        return wp_head(p, v);
+    if (v < 100000000) {
+        uint32_t hi = v / 10000;
+        return wp_four(wp_head(p, hi), v - hi * 10000);
+    }
+    uint32_t hi = v / 100000000, rest = v - hi * 100000000, mid = rest / 10000;
+    return wp_four(wp_four(wp_head(p, hi), mid), rest - mid * 10000);
+}
+
+/* At most 20 digits (and 3 scratch bytes). */
 static inline char *wp_u64(char *p, uint64_t v)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
-                                "31323334353637383940414243444546474849505152535455565758596061"
-                                "62636465666768697071727374757677787980818283848586878889909192"
-                                "93949596979899";
-    char t[24];
-    int k = 24;
-    while (v >= 100) {
-        unsigned d = (unsigned)(v % 100);
-        v /= 100;
-        t[--k] = pairs[2 * d + 1];
-        t[--k] = pairs[2 * d];
-    }
-    if (v >= 10) {
-        t[--k] = pairs[2 * v + 1];
-        t[--k] = pairs[2 * v];
-    } else {
-        t[--k] = (char)('0' + v);
-    }
-    memcpy(p, t + k, (size_t)(24 - k));
-    return p + (24 - k);
-}
-
-/* Writes v in decimal (at most 20 digits). */
-static inline void wb_u64(wbuf *w, uint64_t v)
-{
-    wb_commit(w, wp_u64(wb_reserve(w, 24), v));
-}
-
-static inline void wb_i64(wbuf *w, int64_t v)
-{
-    if (v < 0) {
-        wb_char(w, '-');
-        wb_u64(w, 0 - (uint64_t)v);
-    } else {
-        wb_u64(w, (uint64_t)v);
-    }
+    if (WD_LIKELY(v <= UINT32_MAX))
+        return wp_u32(p, (uint32_t)v);
+    uint64_t hi = v / 100000000;
+    uint32_t lo = (uint32_t)(v - hi * 100000000), mid = lo / 10000;
+    return wp_four(wp_four(wp_u64(p, hi), mid), lo - mid * 10000);
 }
 
 static inline char *wp_i64(char *p, int64_t v)
@@ -116,6 +124,23 @@ static inline char *wp_i64(char *p, int64_t v)
     return wp_u64(p, (uint64_t)v);
 }
 
+/* Writes v in decimal. */
+static inline void wb_u64(wbuf *w, uint64_t v)
+{
+    wb_commit(w, wp_u64(wb_reserve(w, 24), v));
+}
+
+static inline void wb_i64(wbuf *w, int64_t v)
+{
+    wb_commit(w, wp_i64(wb_reserve(w, 24), v));
+}
+
+/* Whether byte c needs escaping in a JSON string. */
+static inline bool wb_json_special(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
 /* A JSON string, quotes included (s is UTF-8). */
 static inline void wb_json(wbuf *w, const char *s)
 {
@@ -124,7 +149,7 @@ static inline void wb_json(wbuf *w, const char *s)
     const char *run = s;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!wb_json_special(c))
             continue;
         wb_bytes(w, run, (size_t)(s - run));
         char e[6] = {'\\', (char)c, 0, 0, 0, 0};

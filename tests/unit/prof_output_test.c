@@ -2,6 +2,7 @@
  * orders, depth cuts), Chrome trace events, speedscope and the JSON profile parsed with
  * jansson, and the SVG checked for balance and self-containment; every total must agree. */
 #include "profiler/output.h"
+#include "profiler/wbuf.h"
 #include "tests/unit/test.h"
 #include "tests/unit/util.h"
 
@@ -72,10 +73,10 @@ static uint64_t feed(wd_prof *p, uint64_t seed)
     return total;
 }
 
-static char *slurp(const char *dir, const char *ext)
+static char *slurp_base(const char *dir, const char *base, const char *ext)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/prof%s", dir, ext);
+    snprintf(path, sizeof path, "%s/%s%s", dir, base, ext);
     size_t n;
     uint8_t *b = wd_test_read_file(path, &n);
     if (b == NULL)
@@ -87,6 +88,11 @@ static char *slurp(const char *dir, const char *ext)
     }
     s[n] = '\0';
     return s;
+}
+
+static char *slurp(const char *dir, const char *ext)
+{
+    return slurp_base(dir, "prof", ext);
 }
 
 /* Sum of the counts of folded lines; checks the depth and, collapsed, the order. */
@@ -355,6 +361,121 @@ TEST(prof_names_for_display)
     wd_prof_symbol_get(p, in, &b);
     CHECK(d != in && a.func == b.func);
     CHECK_EQ(wd_prof_symbol(p, WD_PROF_DIRECT, 7, "g", 1), d);
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
+
+/* The writers' number formatting (wbuf.h) against printf. */
+TEST(prof_numbers_as_printf)
+{
+    uint64_t v = 1;
+    rng = 7;
+    for (int i = 0; i < 200000; i++) {
+        if (i < 100000)
+            v = (uint64_t)i;
+        else if (i < 100200)
+            v = v * 10 + (uint64_t)(i % 3) - 1 + (v == 0); /* around powers of ten */
+        else
+            v = ((uint64_t)rnd(1u << 31) << 33 ^ rnd(1u << 31)) >> rnd(64);
+        char want[48], got[48];
+        snprintf(want, sizeof want, "%" PRIu64, v);
+        *wp_u64(got, v) = '\0';
+        CHECK(strcmp(want, got) == 0);
+        snprintf(want, sizeof want, "%" PRId64, -(int64_t)(v >> 1));
+        *wp_i64(got, -(int64_t)(v >> 1)) = '\0';
+        CHECK(strcmp(want, got) == 0);
+    }
+    char got[48];
+    *wp_u64(got, UINT64_MAX) = '\0';
+    CHECK(strcmp(got, "18446744073709551615") == 0);
+    *wp_i64(got, INT64_MIN) = '\0';
+    CHECK(strcmp(got, "-9223372036854775808") == 0);
+}
+
+static char *read_stream(FILE *f)
+{
+    long size = ftell(f);
+    char *s = size >= 0 ? calloc(1, (size_t)size + 1) : NULL;
+    rewind(f);
+    if (s != NULL && fread(s, 1, (size_t)size, f) != (size_t)size) {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+/* A profile big enough for wd_prof_write_files to write the event files on a thread: they
+ * are the bytes the writers give one by one, and nothing leaks. */
+TEST(prof_files_on_a_thread)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_prof_config cfg = {.mode = WD_PROF_FULL};
+    wd_prof *p;
+    wd_error err;
+    wd_error_clear(&err);
+    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
+    rng = 99;
+    uint32_t syms[5];
+    for (uint32_t i = 0; i < 5; i++)
+        syms[i] = wd_prof_symbol(p, WD_PROF_DIRECT, i, names[i], strlen(names[i]));
+    uint32_t entry = wd_prof_symbol(p, WD_PROF_ENTRY, 9, "kernel_run", 10);
+    uint64_t t = 100;
+    for (int run = 0; run < 2; run++) {
+        wd_prof_phase(p, t, (int64_t)t, "decode", true);
+        wd_prof_phase(p, t + 5, (int64_t)t + 5, "decode", false);
+        t += 7;
+        wd_prof_call(p, t, (int64_t)t, entry);
+        int depth = 1;
+        for (int e = 0; e < 8000; e++) {
+            t += rnd(9);
+            if (rnd(2) && depth < 30) {
+                wd_prof_call(p, t, (int64_t)t * 3, syms[rnd(5)]);
+                depth++;
+            } else if (depth > 1) {
+                wd_prof_ret(p, t, (int64_t)t * 3);
+                depth--;
+            }
+        }
+        while (depth-- > 0) {
+            t++;
+            wd_prof_ret(p, t, (int64_t)t * 3);
+        }
+        t += 1000;
+    }
+    wd_prof_end(p, t + 100);
+    wd_prof_stats st;
+    wd_prof_get_stats(p, &st);
+    CHECK(st.nodes > 4096);
+    char dir[] = "/tmp/wasmdbg-prof-thread-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k", .tick_model = "m"};
+    CHECK_EQ(wd_prof_write_files(p, &o, &err), WD_OK);
+    char *chrome = slurp_base(dir, "t", ".trace.json"), *ss = slurp_base(dir, "t", ".speedscope.json");
+    char *folded = slurp_base(dir, "t", ".out");
+    FILE *f1 = tmpfile(), *f2 = tmpfile(), *f3 = tmpfile();
+    CHECK(f1 != NULL && f2 != NULL && f3 != NULL);
+    CHECK_EQ(wd_prof_write_chrome(p, f1, &o, &err), WD_OK);
+    CHECK_EQ(wd_prof_write_speedscope(p, f2, &o, &err), WD_OK);
+    CHECK_EQ(wd_prof_write_folded(p, f3, false, 0, &err), WD_OK);
+    char *chrome1 = read_stream(f1), *ss1 = read_stream(f2), *folded1 = read_stream(f3);
+    CHECK(chrome && ss && folded && chrome1 && ss1 && folded1);
+    CHECK(strlen(chrome) > 100000 && strcmp(chrome, chrome1) == 0);
+    CHECK(strcmp(ss, ss1) == 0 && strcmp(folded, folded1) == 0);
+    static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
+    for (int i = 0; i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/t%s", dir, exts[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    free(chrome);
+    free(ss);
+    free(folded);
+    free(chrome1);
+    free(ss1);
+    free(folded1);
     wd_prof_free(p);
     CHECK_EQ(ctx.live, 0);
 }

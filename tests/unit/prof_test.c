@@ -553,3 +553,79 @@ TEST(prof_out_of_memory)
         CHECK_EQ(ctx.live, 0);
     }
 }
+
+/* Functions come sorted by ticks, then name, then symbol (many ties here); each run's list
+ * and the list over all runs agree with a walk of the events; results asked for again after
+ * more events are computed afresh. */
+TEST(prof_functions_order)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_prof *p = new_prof(&ctx, WD_PROF_FULL, 0);
+    CHECK(p != NULL);
+    static const char *const many[] = {"m", "b", "zz", "a", "b", "k", "a", "c", "y", "d"};
+    uint32_t entry = wd_prof_symbol(p, WD_PROF_ENTRY, 0, "kernel_run", 10), syms[10];
+    for (uint32_t i = 0; i < 10; i++) /* same names, distinct functions (by index) */
+        syms[i] = wd_prof_symbol(p, WD_PROF_DIRECT, i + 1, many[i], strlen(many[i]));
+    rng_state = 11;
+    uint64_t t = 0;
+    for (int run = 0; run < 3; run++) {
+        wd_prof_phase(p, t, 0, "decode", true);
+        wd_prof_phase(p, ++t, 0, "decode", false);
+        wd_prof_call(p, t, 0, entry);
+        for (int c = 0; c < 40; c++) {
+            wd_prof_call(p, t, 0, syms[rnd(10)]);
+            t += rnd(3) * 5; /* ticks 0, 5 or 10: ties */
+            wd_prof_ret(p, t, 0);
+        }
+        wd_prof_ret(p, ++t, 0);
+    }
+    wd_prof_end(p, t + 10);
+    wd_error err;
+    wd_error_clear(&err);
+    for (uint32_t run = 0; run <= 3; run++) {
+        for (int by_total = 0; by_total < 2; by_total++) {
+            wd_prof_func *fs;
+            uint32_t n;
+            CHECK_EQ(wd_prof_functions(p, run == 3 ? UINT32_MAX : run, by_total, &fs, &n, &err),
+                     WD_OK);
+            CHECK(n >= 3);
+            for (uint32_t i = 1; i < n; i++) {
+                const wd_prof_func *x = &fs[i - 1], *y = &fs[i];
+                uint64_t kx = by_total ? x->total : x->self, ky = by_total ? y->total : y->self;
+                wd_prof_sym_info a, b;
+                wd_prof_symbol_get(p, x->sym, &a);
+                wd_prof_symbol_get(p, y->sym, &b);
+                int c = strcmp(a.name, b.name);
+                CHECK(kx > ky || (kx == ky && (c < 0 || (c == 0 && x->sym < y->sym))));
+            }
+            wd_free(&ctx, fs);
+        }
+    }
+    /* the sum of the runs' lists is the list over all runs */
+    wd_prof_func *all;
+    uint32_t nall;
+    CHECK_EQ(wd_prof_functions(p, UINT32_MAX, false, &all, &nall, &err), WD_OK);
+    for (uint32_t i = 0; i < nall; i++) {
+        uint64_t self = 0, calls = 0;
+        for (uint32_t run = 0; run < 3; run++) {
+            wd_prof_func *fs;
+            uint32_t n;
+            CHECK_EQ(wd_prof_functions(p, run, false, &fs, &n, &err), WD_OK);
+            for (uint32_t k = 0; k < n; k++)
+                if (fs[k].sym == all[i].sym)
+                    self += fs[k].self, calls += fs[k].calls;
+            wd_free(&ctx, fs);
+        }
+        CHECK_EQ(self, all[i].self);
+        CHECK_EQ(calls, all[i].calls);
+    }
+    wd_free(&ctx, all);
+    /* an event after the end: the figures follow it */
+    uint64_t before = figures(p, "a").calls;
+    wd_prof_call(p, t + 20, 0, syms[3]);
+    wd_prof_ret(p, t + 25, 0);
+    CHECK_EQ(figures(p, "a").calls, before + 1);
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
