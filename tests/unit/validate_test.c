@@ -971,3 +971,58 @@ TEST(validate_fused_code)
     CHECK(u.code->insn_count >= fused_count + 5);
     CHECK(env_fini(&u));
 }
+
+/* Lazy operands (translate.c): local.get and constants are read in place; they are
+ * materialized before their local is written and before a block; local.tee retargets
+ * its producer and keeps the value in the local; a constant left operand of a commutative
+ * operation or a comparison becomes an immediate. Charges sum to the unfused code's. */
+TEST(validate_lazy_operands)
+{
+    static const struct {
+        const char *params, *results, *locals;
+        uint8_t body[24];
+        size_t len;
+        const char *code;
+    } cases[] = {
+        /* local.get 0; i32.const 5; local.set 0; local.get 0; i32.sub */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x05, 0x21, 0x00, 0x20, 0x00, 0x6B, 0x0B}, 11,
+         "meter 6 0 0|mov 1 0 0|const32 0 5 0|i32.sub 1 1 0|return 1 1 0"},
+        /* i32.const 10; local.get 0; i32.lt_u */
+        {"i", "i", "", {0x00, 0x41, 0x0A, 0x20, 0x00, 0x49, 0x0B}, 7,
+         "meter 4 0 0|i32.gt_u_imm 1 0 10|return 1 1 0"},
+        /* local.get 0; i32.const 3; i32.mul; local.tee 1; local.get 1; i32.add */
+        {"i", "i", "i",
+         {0x01, 0x01, 0x7F, 0x20, 0x00, 0x41, 0x03, 0x6C, 0x22, 0x01, 0x20, 0x01, 0x6A, 0x0B},
+         14, "meter 7 0 0|i32.mul_imm 1 0 3|i32.add 2 1 1|return 2 1 0"},
+        /* local.get 0; block; end; local.get 0; i32.add */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x02, 0x40, 0x0B, 0x20, 0x00, 0x6A, 0x0B}, 10,
+         "meter 6 0 0|mov 1 0 0|i32.add 1 1 0|return 1 1 0"},
+        /* local.get 1; local.get 0; local.set 1; (the first still reads the old local 1) */
+        {"ii", "i", "", {0x00, 0x20, 0x01, 0x20, 0x00, 0x21, 0x01, 0x0B}, 8,
+         "meter 4 0 0|mov 2 1 0|mov 1 0 0|return 2 1 0"},
+        /* local.get 1 is returned from the local */
+        {"ii", "i", "", {0x00, 0x20, 0x01, 0x0B}, 4, "meter 2 0 0|return 1 1 0"},
+    };
+    for (size_t i = 0; i < WD_ARRAY_COUNT(cases); i++) {
+        env e;
+        env_init(&e, cases[i].params, cases[i].results, cases[i].locals);
+        e.opts.no_fuse = false;
+        wd_status st = env_run(&e, cases[i].body, cases[i].len);
+        if (st != WD_OK)
+            printf("  case %zu: %s\n", i, e.err.msg);
+        CHECK_EQ(st, WD_OK);
+        CHECK_TEXT(code_text(e.code), cases[i].code);
+        CHECK_EQ(code_violation(e.code), 0);
+        uint64_t fused = 0, unfused = 0;
+        for (uint32_t k = 0; k < e.code->insn_count; k++)
+            fused += e.code->costs[k];
+        CHECK(env_fini(&e));
+        env u;
+        env_init(&u, cases[i].params, cases[i].results, cases[i].locals);
+        CHECK_EQ(env_run(&u, cases[i].body, cases[i].len), WD_OK);
+        for (uint32_t k = 0; k < u.code->insn_count; k++)
+            unfused += u.code->costs[k];
+        CHECK_EQ(fused, unfused);
+        CHECK(env_fini(&u));
+    }
+}
