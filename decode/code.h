@@ -74,7 +74,9 @@
  * operand into an immediate, writes a non-trapping result straight into the local of a
  * following `local.set`, and fuses a comparison with the conditional branch that consumes
  * it. A fused instruction costs the sum of what it replaces; executed alone it is one
- * step.
+ * step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
+ * `local.set` was folded into it, with nothing else: when it traps, the set's cost
+ * (wd_code.set_cost) is refunded with those of the instructions after it.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
  * (link/runtime.h wd_func *); an externref is its host value + 1.
@@ -124,6 +126,7 @@ typedef struct wd_code {
     uint32_t result_slots;
     uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
     uint32_t wasm_insn_count; /* WebAssembly instructions in the body (for decode costs) */
+    uint32_t set_cost;    /* the cost of a local.set (see "Peephole fusion") */
 } wd_code;
 
 /* Kinds and operand types of ops.def entries. */
@@ -151,7 +154,23 @@ uint32_t wd_op_decode(uint32_t prefix, uint32_t code);
 static inline bool wd_op_is_cond_branch(uint32_t op)
 {
     return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z ||
-           (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I32_GE_U_I);
+           (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I64_NZ);
+}
+
+/* An instruction with a result that can trap: a load, an integer division or remainder,
+ * a float-to-integer truncation. */
+static inline bool wd_op_traps_with_result(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I32_DIV_S: case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
+    case WD_OP_I64_DIV_S: case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
+    case WD_OP_I32_TRUNC_F32_S: case WD_OP_I32_TRUNC_F32_U: case WD_OP_I32_TRUNC_F64_S:
+    case WD_OP_I32_TRUNC_F64_U: case WD_OP_I64_TRUNC_F32_S: case WD_OP_I64_TRUNC_F32_U:
+    case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
+        return true;
+    default:
+        return wd_op_info[op].kind == WD_KIND_LOAD;
+    }
 }
 
 /* True when the instruction involves f32/f64 (rejected in PVM mode). */

@@ -484,7 +484,15 @@ static uint32_t imm_form(uint32_t op)
     case WD_OP_I64_SHL: return WD_OP_I64_SHL_I;
     case WD_OP_I64_SHR_S: return WD_OP_I64_SHR_S_I;
     case WD_OP_I64_SHR_U: return WD_OP_I64_SHR_U_I;
-    default: return 0;
+    case WD_OP_I32_ROTL: return WD_OP_I32_ROTL_I;
+    case WD_OP_I32_ROTR: return WD_OP_I32_ROTR_I;
+    case WD_OP_I64_ROTL: return WD_OP_I64_ROTL_I;
+    case WD_OP_I64_ROTR: return WD_OP_I64_ROTR_I;
+    default:
+        /* the comparisons: their _I forms follow the same order */
+        if (op >= WD_OP_I64_EQ && op <= WD_OP_I64_GE_U)
+            return op - WD_OP_I64_EQ + WD_OP_I64_EQ_I;
+        return 0;
     }
 }
 
@@ -642,6 +650,15 @@ static uint32_t mirrored(uint32_t op)
     case WD_OP_I32_LE_U: return WD_OP_I32_GE_U;
     case WD_OP_I32_GE_S: return WD_OP_I32_LE_S;
     case WD_OP_I32_GE_U: return WD_OP_I32_LE_U;
+    case WD_OP_I64_EQ: case WD_OP_I64_NE: return op;
+    case WD_OP_I64_LT_S: return WD_OP_I64_GT_S;
+    case WD_OP_I64_LT_U: return WD_OP_I64_GT_U;
+    case WD_OP_I64_GT_S: return WD_OP_I64_LT_S;
+    case WD_OP_I64_GT_U: return WD_OP_I64_LT_U;
+    case WD_OP_I64_LE_S: return WD_OP_I64_GE_S;
+    case WD_OP_I64_LE_U: return WD_OP_I64_GE_U;
+    case WD_OP_I64_GE_S: return WD_OP_I64_LE_S;
+    case WD_OP_I64_GE_U: return WD_OP_I64_LE_U;
     default: return 0;
     }
 }
@@ -669,21 +686,10 @@ static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
 static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
-        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_SHR_U_I))
+        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I))
         return true;
-    const wd_opinfo *i = &wd_op_info[op];
-    if (i->kind != WD_KIND_UN && i->kind != WD_KIND_BIN)
-        return false;
-    switch (op) {
-    case WD_OP_I32_DIV_S: case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
-    case WD_OP_I64_DIV_S: case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
-    case WD_OP_I32_TRUNC_F32_S: case WD_OP_I32_TRUNC_F32_U: case WD_OP_I32_TRUNC_F64_S:
-    case WD_OP_I32_TRUNC_F64_U: case WD_OP_I64_TRUNC_F32_S: case WD_OP_I64_TRUNC_F32_U:
-    case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
-        return false;
-    default:
-        return true;
-    }
+    uint8_t kind = wd_op_info[op].kind;
+    return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
 }
 
 /* Charges the pending and current costs to the open block's last instruction (which must
@@ -701,11 +707,19 @@ static bool charge_to_last(xlate *x)
     return true;
 }
 
-/* `local.set idx` of operand slot `src`: retargets the instruction that produced it. */
-static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src)
+/* `local.set idx` (tee: local.tee) of operand slot `src`: retargets the instruction that
+ * produced it. One that can trap takes a local.set alone (code.h, "Peephole fusion"). */
+static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
 {
     wd_insn *l1 = tail(x, 1);
-    if (l1 == NULL || l1->a != src || !pure_producer(l1->op) || !charge_to_last(x))
+    if (l1 == NULL || l1->a != src)
+        return false;
+    bool traps = wd_op_traps_with_result(l1->op);
+    if (traps && (tee || x->pending != 0)) /* only the set's cost may be refunded */
+        return false;
+    if (!traps && !pure_producer(l1->op))
+        return false;
+    if (!charge_to_last(x))
         return false;
     l1->a = idx;
     return true;
@@ -714,44 +728,39 @@ static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src)
 /* The comparison-and-branch for comparison `op` (negated: jump when it is false). */
 static uint32_t branch_form(uint32_t op, bool negate)
 {
-    static const uint32_t cmp[][3] = {
-        /* comparison, its negation, the branch on it */
-        {WD_OP_I32_EQ, WD_OP_I32_NE, WD_OP_BR_I32_EQ},
-        {WD_OP_I32_NE, WD_OP_I32_EQ, WD_OP_BR_I32_NE},
-        {WD_OP_I32_LT_S, WD_OP_I32_GE_S, WD_OP_BR_I32_LT_S},
-        {WD_OP_I32_LT_U, WD_OP_I32_GE_U, WD_OP_BR_I32_LT_U},
-        {WD_OP_I32_GT_S, WD_OP_I32_LE_S, WD_OP_BR_I32_GT_S},
-        {WD_OP_I32_GT_U, WD_OP_I32_LE_U, WD_OP_BR_I32_GT_U},
-        {WD_OP_I32_LE_S, WD_OP_I32_GT_S, WD_OP_BR_I32_LE_S},
-        {WD_OP_I32_LE_U, WD_OP_I32_GT_U, WD_OP_BR_I32_LE_U},
-        {WD_OP_I32_GE_S, WD_OP_I32_LT_S, WD_OP_BR_I32_GE_S},
-        {WD_OP_I32_GE_U, WD_OP_I32_LT_U, WD_OP_BR_I32_GE_U},
+    /* the ten comparisons of each group in opcode order: eq ne lt_s lt_u gt_s gt_u le_s
+     * le_u ge_s ge_u, and the index of each one's negation */
+    static const uint8_t negation[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+    static const uint32_t group[][2] = {
+        /* first comparison, first branch on it */
+        {WD_OP_I32_EQ, WD_OP_BR_I32_EQ},
+        {WD_OP_I32_EQ_I, WD_OP_BR_I32_EQ_I},
+        {WD_OP_I64_EQ, WD_OP_BR_I64_EQ},
+        {WD_OP_I64_EQ_I, WD_OP_BR_I64_EQ_I},
     };
-    bool imm = op >= WD_OP_I32_EQ_I && op <= WD_OP_I32_GE_U_I;
-    if (imm)
-        op = op - WD_OP_I32_EQ_I + WD_OP_I32_EQ; /* the _I forms follow the same order */
-    for (size_t k = 0; k < sizeof cmp / sizeof cmp[0]; k++) {
-        if (cmp[k][0] != op)
-            continue;
-        uint32_t target = negate ? cmp[k][1] : op;
-        for (size_t j = 0; j < sizeof cmp / sizeof cmp[0]; j++)
-            if (cmp[j][0] == target)
-                return imm ? cmp[j][2] - WD_OP_BR_I32_EQ + WD_OP_BR_I32_EQ_I : cmp[j][2];
+    for (size_t g = 0; g < WD_ARRAY_COUNT(group); g++) {
+        if (op >= group[g][0] && op < group[g][0] + 10) {
+            uint32_t k = op - group[g][0];
+            return group[g][1] + (negate ? negation[k] : k);
+        }
     }
     return 0;
 }
 
 /* Emits a branch on the popped condition at height h (when_true: jump if non-zero), fused
- * with the comparison or i32.eqz that computed it. */
+ * with the comparison or eqz that computed it. */
 static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx)
 {
     uint32_t cond = slot(x, h);
     wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
     if (l1 != NULL && l1->a == cond) {
         uint32_t b = l1->b, c = l1->c, op = l1->op;
-        if (op == WD_OP_I32_EQZ) {
+        if (op == WD_OP_I32_EQZ || op == WD_OP_I64_EQZ) {
+            bool wide = op == WD_OP_I64_EQZ;
             drop_last(x);
-            return emit(x, when_true ? WD_OP_BR_IF_Z : WD_OP_BR_IF_NZ, NONE, b, 0, idx);
+            return emit(x, when_true ? (wide ? WD_OP_BR_I64_Z : WD_OP_BR_IF_Z)
+                                     : (wide ? WD_OP_BR_I64_NZ : WD_OP_BR_IF_NZ),
+                        NONE, b, 0, idx);
         }
         uint32_t br = branch_form(op, !when_true);
         if (br != 0) {
@@ -1133,7 +1142,7 @@ static wd_status set_local(xlate *x, uint32_t idx, uint32_t h, bool tee)
     lazy *l = find_lazy(x, h);
     if (l == NULL) {
         /* in its slot: retarget its producer, the value then lazily in the local */
-        if ((!tee || x->nlz < MAX_LAZY) && fold_local_set(x, idx, slot(x, h))) {
+        if ((!tee || x->nlz < MAX_LAZY) && fold_local_set(x, idx, slot(x, h), tee)) {
             bool lazied = !tee || make_lazy(x, h, LZ_LOCAL, idx, 0);
             WD_ASSERT(lazied); /* room was checked, and folding implies fusion is on */
             (void)lazied;
@@ -1574,6 +1583,7 @@ static wd_status store_code(xlate *x)
     c->result_slots = x->type->result_count;
     c->max_slots = WD_MAX(x->local_slots + x->max_height, c->result_slots);
     c->wasm_insn_count = x->wasm_insn_count;
+    c->set_cost = x->costs->op[wd_cost_index(0, 0x21)]; /* local.set */
     x->m->funcs[x->func_idx].code = c;
     return WD_OK;
 }

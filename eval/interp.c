@@ -875,6 +875,20 @@ loop_top:
     BINOP(I64_SHL_I, PUT64, U64(B) << (C & 63))
     BINOP(I64_SHR_S_I, PUT64, shr_s64(U64(B), C))
     BINOP(I64_SHR_U_I, PUT64, U64(B) >> (C & 63))
+    BINOP(I32_ROTL_I, PUT32, rotl32(U32(B), C))
+    BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
+    BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))
+    BINOP(I64_ROTR_I, PUT64, rotr64(U64(B), C))
+    BINOP(I64_EQ_I, PUT32, U64(B) == IMM64)
+    BINOP(I64_NE_I, PUT32, U64(B) != IMM64)
+    BINOP(I64_LT_S_I, PUT32, S64(B) < (int64_t)IMM64)
+    BINOP(I64_LT_U_I, PUT32, U64(B) < IMM64)
+    BINOP(I64_GT_S_I, PUT32, S64(B) > (int64_t)IMM64)
+    BINOP(I64_GT_U_I, PUT32, U64(B) > IMM64)
+    BINOP(I64_LE_S_I, PUT32, S64(B) <= (int64_t)IMM64)
+    BINOP(I64_LE_U_I, PUT32, U64(B) <= IMM64)
+    BINOP(I64_GE_S_I, PUT32, S64(B) >= (int64_t)IMM64)
+    BINOP(I64_GE_U_I, PUT32, U64(B) >= IMM64)
 
 #define BRCMP(name, cond)                                                                          \
     CASE(name)                                                                                     \
@@ -901,6 +915,28 @@ loop_top:
     BRCMP(BR_I32_LE_U_I, U32(B) <= C)
     BRCMP(BR_I32_GE_S_I, S32(B) >= (int32_t)C)
     BRCMP(BR_I32_GE_U_I, U32(B) >= C)
+    BRCMP(BR_I64_EQ, U64(B) == U64(C))
+    BRCMP(BR_I64_NE, U64(B) != U64(C))
+    BRCMP(BR_I64_LT_S, S64(B) < S64(C))
+    BRCMP(BR_I64_LT_U, U64(B) < U64(C))
+    BRCMP(BR_I64_GT_S, S64(B) > S64(C))
+    BRCMP(BR_I64_GT_U, U64(B) > U64(C))
+    BRCMP(BR_I64_LE_S, S64(B) <= S64(C))
+    BRCMP(BR_I64_LE_U, U64(B) <= U64(C))
+    BRCMP(BR_I64_GE_S, S64(B) >= S64(C))
+    BRCMP(BR_I64_GE_U, U64(B) >= U64(C))
+    BRCMP(BR_I64_EQ_I, U64(B) == IMM64)
+    BRCMP(BR_I64_NE_I, U64(B) != IMM64)
+    BRCMP(BR_I64_LT_S_I, S64(B) < (int64_t)IMM64)
+    BRCMP(BR_I64_LT_U_I, U64(B) < IMM64)
+    BRCMP(BR_I64_GT_S_I, S64(B) > (int64_t)IMM64)
+    BRCMP(BR_I64_GT_U_I, U64(B) > IMM64)
+    BRCMP(BR_I64_LE_S_I, S64(B) <= (int64_t)IMM64)
+    BRCMP(BR_I64_LE_U_I, U64(B) <= IMM64)
+    BRCMP(BR_I64_GE_S_I, S64(B) >= (int64_t)IMM64)
+    BRCMP(BR_I64_GE_U_I, U64(B) >= IMM64)
+    BRCMP(BR_I64_Z, U64(B) == 0)
+    BRCMP(BR_I64_NZ, U64(B) != 0)
 #undef BRCMP
 #undef IMM64
     BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
@@ -1110,6 +1146,8 @@ on_trap: {
     uint32_t i = (uint32_t)(ip - base);
     if (!slow)
         remaining += block_rest(code, i + 1);
+    if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
+        remaining += code->set_cost; /* the local.set folded into it did not run */
     SAVE(ip);
     bool fresh = err->status == WD_OK;
     record_trap(err, trap, inst, fp, ip, code->offsets[i]);

@@ -241,10 +241,11 @@ static uint32_t code_violation(const wd_code *c)
         if (kind == WD_KIND_BIN && (in->a >= c->max_slots || in->b >= c->max_slots ||
                                     in->c >= c->max_slots))
             return i + 1;
-        bool imm_op = in->op >= WD_OP_I32_ADD_I && in->op <= WD_OP_I64_SHR_U_I;
+        bool imm_op = in->op >= WD_OP_I32_ADD_I && in->op <= WD_OP_I64_GE_U_I;
         if (imm_op && (in->a >= c->max_slots || in->b >= c->max_slots))
             return i + 1;
-        if (in->op >= WD_OP_BR_I32_EQ && in->op <= WD_OP_BR_I32_GE_U &&
+        if (((in->op >= WD_OP_BR_I32_EQ && in->op <= WD_OP_BR_I32_GE_U) ||
+             (in->op >= WD_OP_BR_I64_EQ && in->op <= WD_OP_BR_I64_GE_U)) &&
             (in->b >= c->max_slots || in->c >= c->max_slots))
             return i + 1;
         if (in->op == WD_OP_RETURN && in->a + in->b > c->max_slots)
@@ -1002,6 +1003,21 @@ TEST(validate_lazy_operands)
          "meter 4 0 0|mov 2 1 0|mov 1 0 0|return 2 1 0"},
         /* local.get 1 is returned from the local */
         {"ii", "i", "", {0x00, 0x20, 0x01, 0x0B}, 4, "meter 2 0 0|return 1 1 0"},
+        /* local.get 0; i32.const 3; i32.rotl */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x03, 0x77, 0x0B}, 7,
+         "meter 4 0 0|i32.rotl_imm 1 0 3|return 1 1 0"},
+        /* i64: local.get 0; i64.const 7; i64.lt_u; if (result i32) 1 else 2 end */
+        {"I", "i", "",
+         {0x00, 0x20, 0x00, 0x42, 0x07, 0x54, 0x04, 0x7F, 0x41, 0x01, 0x05, 0x41, 0x02, 0x0B,
+          0x0B},
+         15,
+         "meter 4 0 0|br_i64.ge_u_imm 5 0 7|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
+         "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
+        /* i64: local.get 0; i64.eqz; if (result i32) 1 else 2 end */
+        {"I", "i", "",
+         {0x00, 0x20, 0x00, 0x50, 0x04, 0x7F, 0x41, 0x01, 0x05, 0x41, 0x02, 0x0B, 0x0B}, 13,
+         "meter 3 0 0|br_i64_nz 5 0 0|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
+         "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
     };
     for (size_t i = 0; i < WD_ARRAY_COUNT(cases); i++) {
         env e;
