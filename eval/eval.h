@@ -9,9 +9,10 @@
 #include "link/runtime.h"
 
 typedef struct wd_frame {
-    wd_func *func;      /* the wasm function running in this frame */
-    const wd_insn *ip;  /* where it resumes (for the top frame: saved by SYNC) */
-    wd_val *fp;         /* its slot 0 */
+    wd_func *func;        /* the wasm function running in this frame */
+    const wd_insn *ip;    /* where it resumes (for the top frame: saved by SYNC) */
+    wd_val *fp;           /* its slot 0 */
+    const wd_insn *base;  /* func->code->insns, for the interpreter's returns */
 } wd_frame;
 
 enum { WD_THREAD_IDLE, WD_THREAD_PAUSED };

@@ -333,6 +333,40 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         NEXT();                                                                                    \
     }
 
+/* The call of `callee` with its frame at `nfp` (kind_: WD_CALL_*), from the instruction
+ * at ip: pushes the frame and charges the entry METER, or goes to host_call (a host
+ * function is heard as WD_CALL_HOST however it is called). Expanded in
+ * each call instruction, so that callee and nfp stay in registers. The loop zeroing the
+ * declared locals has an empty asm in it, lest the compiler make it a memset call. */
+#define ENTER_CALL(kind_)                                                                          \
+    do {                                                                                           \
+        frame->ip = ip + 1; /* the return address */                                               \
+        const wd_code *cc_ = callee->code;                                                         \
+        if (WD_UNLIKELY(cc_ == NULL))                                                              \
+            goto host_call;                                                                        \
+        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots))  \
+            goto exhausted;                                                                        \
+        for (wd_val *z_ = nfp + cc_->param_slots, *e_ = nfp + cc_->local_slots; z_ < e_; z_++) {   \
+            z_->u64 = 0;                                                                           \
+            __asm__("" : "+r"(z_));                                                                \
+        }                                                                                          \
+        frame++;                                                                                   \
+        frame->func = callee;                                                                      \
+        frame->fp = nfp;                                                                           \
+        base = cc_->insns;                                                                         \
+        frame->base = base;                                                                        \
+        fp = nfp;                                                                                  \
+        if (callee->inst != inst) {                                                                \
+            inst = callee->inst;                                                                   \
+            RELOAD_MEM();                                                                          \
+        }                                                                                          \
+        if (WD_UNLIKELY(hooks != NULL)) {                                                          \
+            SAVE(base);                                                                            \
+            hook_call(t, callee, (kind_));                                                         \
+        }                                                                                          \
+        GO_BLOCK(base); /* the entry METER */                                                      \
+    } while (0)
+
 wd_status wd_interp_run(wd_thread *t, wd_error *err)
 {
 #if WD_USE_GOTO
@@ -395,7 +429,6 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
     wd_trap trap;
     wd_func *callee;
     wd_val *nfp;
-    wd_call_kind kind;
 
     /* Always start slow: a resume may land mid-block, where nothing is prepaid. */
     SET_SLOW();
@@ -486,17 +519,19 @@ loop_top:
             goto finished;
         frame--;
         fp = frame->fp;
-        base = frame->func->code->insns;
-        inst = frame->func->inst;
-        RELOAD_MEM(); /* the callee may have grown it */
+        base = frame->base;
+        if (WD_UNLIKELY(frame->func->inst != inst)) {
+            /* within an instance, mem and mem_size follow memory.grow and host calls */
+            inst = frame->func->inst;
+            RELOAD_MEM();
+        }
         GO_BLOCK(frame->ip); /* the METER after the call */
     }
     CASE(CALL)
     {
         callee = inst->funcs[A];
         nfp = fp + B;
-        kind = WD_CALL_DIRECT;
-        goto do_call;
+        ENTER_CALL(WD_CALL_DIRECT);
     }
     CASE(CALL_INDIRECT)
     {
@@ -505,8 +540,7 @@ loop_top:
             TRAP(r.trap);
         callee = r.f;
         nfp = fp + B;
-        kind = WD_CALL_INDIRECT;
-        goto do_call;
+        ENTER_CALL(WD_CALL_INDIRECT);
     }
 
     /* ---- moves and constants ---- */
@@ -1076,32 +1110,6 @@ meter_slow:
         remaining -= c_;
     }
     NEXT();
-
-do_call:
-    frame->ip = ip + 1; /* the return address */
-    if (WD_LIKELY(callee->code != NULL)) {
-        const wd_code *cc = callee->code;
-        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc->max_slots))
-            goto exhausted;
-        for (uint32_t k = cc->param_slots; k < cc->local_slots; k++)
-            nfp[k].u64 = 0;
-        frame++;
-        frame->func = callee;
-        frame->fp = nfp;
-        fp = nfp;
-        base = cc->insns;
-        ip = base;
-        if (callee->inst != inst) {
-            inst = callee->inst;
-            RELOAD_MEM();
-        }
-        if (WD_UNLIKELY(hooks != NULL)) {
-            SAVE(ip);
-            hook_call(t, callee, kind);
-        }
-        JUMP();
-    }
-    goto host_call;
 
 host_call: {
     SAVE(ip + 1);
