@@ -169,7 +169,8 @@ static inline bool wd_op_traps_with_result(uint32_t op)
     case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
         return true;
     default:
-        return wd_op_info[op].kind == WD_KIND_LOAD;
+        return wd_op_info[op].kind == WD_KIND_LOAD ||
+               (op >= WD_OP_I32_LOAD_RR && op <= WD_OP_I64_LOAD_RI);
     }
 }
 

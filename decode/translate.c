@@ -1324,28 +1324,76 @@ static wd_status do_memory(xlate *x, const wd_body_imm *im)
     return x->live ? emit(x, im->op, a, b, 0, NULL) : WD_OK;
 }
 
+/* The fused forms of memory instruction op (ops.def): k = 0 the address from an i32.add,
+ * 1 from an i32.add of an immediate, 2 a constant value (stores); 0 where there is none. */
+static uint32_t mem_form(uint32_t op, int k)
+{
+    static const uint32_t forms[][4] = {
+        {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
+        {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
+        {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
+        {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
+        {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
+        {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
+        {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
+        {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
+        {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
+        {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
+    };
+    for (size_t i = 0; i < WD_ARRAY_COUNT(forms); i++)
+        if (forms[i][0] == op)
+            return forms[i][k + 1];
+    return 0;
+}
+
+/* Memory instruction *op with offset 0 whose address (the popped operand at height h, in
+ * its slot) the open block's last instruction computed with an i32.add: the add goes into
+ * it (*op its fused form, *b and *c the add's operands). */
+static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t *op, uint32_t *b,
+                         uint32_t *c)
+{
+    wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
+    if (offset != 0 || l1 == NULL || l1->a != slot(x, h))
+        return;
+    uint32_t f = l1->op == WD_OP_I32_ADD ? mem_form(*op, 0)
+                 : l1->op == WD_OP_I32_ADD_I ? mem_form(*op, 1)
+                                              : 0;
+    if (f == 0)
+        return;
+    *op = f;
+    *b = l1->b;
+    *c = l1->c;
+    drop_last(x);
+}
+
 static wd_status do_memop(xlate *x, const wd_body_imm *im)
 {
     const wd_opinfo *info = &wd_op_info[im->op];
     WD_TRY(need_memory(x));
     if (im->align > info->t2)
         return invalid(x, "alignment must not be larger than natural");
-    uint32_t offset = (uint32_t)im->value, addr = 0, val = 0;
+    uint32_t offset = (uint32_t)im->value, addr = 0, val = 0, imm = 0, op = im->op;
     if (info->kind == WD_KIND_LOAD) {
         WD_TRY(pop(x, WD_I32, NULL));
-        uint32_t h = x->val_count;
-        if (x->live)
+        uint32_t h = x->val_count, c = offset;
+        if (x->live) {
             WD_TRY(operand(x, h, &addr));
-        WD_TRY(push(x, info->t1));
-        return x->live ? emit(x, im->op, slot(x, h), addr, offset, NULL) : WD_OK;
+            fuse_address(x, h, offset, &op, &addr, &c);
+            WD_TRY(emit(x, op, slot(x, h), addr, c, NULL));
+        }
+        return push(x, info->t1);
     }
     WD_TRY(pop(x, info->t1, NULL));
     WD_TRY(pop(x, WD_I32, NULL));
     if (!x->live)
         return WD_OK;
-    WD_TRY(operand(x, x->val_count, &addr));
-    WD_TRY(operand(x, x->val_count + 1, &val));
-    return emit(x, im->op, addr, val, offset, NULL);
+    uint32_t h = x->val_count, c = offset;
+    WD_TRY(operand(x, h, &addr));
+    if (mem_form(op, 2) != 0 && operand_imm(x, h + 1, info->t1, &imm))
+        return emit(x, mem_form(op, 2), addr, imm, offset, NULL);
+    WD_TRY(operand(x, h + 1, &val));
+    fuse_address(x, h, offset, &op, &addr, &c);
+    return emit(x, op, addr, val, c, NULL);
 }
 
 static wd_status do_numeric(xlate *x, const wd_body_imm *im)

@@ -299,10 +299,11 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
     }
 #define BINOP(name, put, expr) UNOP(name, put, expr)
 
-#define LOAD(name, width, T, put, conv)                                                            \
+#define LOAD(name, width, T, put, conv) LOAD_AT(name, (uint64_t)U32(B) + C, width, T, put, conv)
+#define LOAD_AT(name, ea, width, T, put, conv)                                                     \
     CASE(name)                                                                                     \
     {                                                                                              \
-        uint64_t ea_ = (uint64_t)U32(B) + C;                                                       \
+        uint64_t ea_ = (ea);                                                                       \
         if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
             TRAP(WD_TRAP_MEMORY_OOB);                                                              \
         T v_;                                                                                      \
@@ -311,10 +312,11 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         NEXT();                                                                                    \
     }
 
-#define STORE(name, width, T, val)                                                                 \
+#define STORE(name, width, T, val) STORE_AT(name, (uint64_t)U32(A) + C, width, T, val)
+#define STORE_AT(name, ea, width, T, val)                                                          \
     CASE(name)                                                                                     \
     {                                                                                              \
-        uint64_t ea_ = (uint64_t)U32(A) + C;                                                       \
+        uint64_t ea_ = (ea);                                                                       \
         if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
             TRAP(WD_TRAP_MEMORY_OOB);                                                              \
         T v_ = (T)(val);                                                                           \
@@ -703,6 +705,35 @@ loop_top:
     STORE(I64_STORE8, 1, uint8_t, U64(B))
     STORE(I64_STORE16, 2, uint16_t, U64(B))
     STORE(I64_STORE32, 4, uint32_t, U64(B))
+    /* fused: the address an i32.add computed (code.h) */
+#define EA_RR ((uint64_t)(uint32_t)(U32(B) + U32(C)))
+#define EA_RI ((uint64_t)(uint32_t)(U32(B) + C))
+#define EA_SRR ((uint64_t)(uint32_t)(U32(A) + U32(C)))
+#define EA_SRI ((uint64_t)(uint32_t)(U32(A) + C))
+    LOAD_AT(I32_LOAD_RR, EA_RR, 4, uint32_t, PUT32, v_)
+    LOAD_AT(I32_LOAD8_S_RR, EA_RR, 1, uint8_t, PUT32, sext32(v_, 8))
+    LOAD_AT(I32_LOAD8_U_RR, EA_RR, 1, uint8_t, PUT32, v_)
+    LOAD_AT(I32_LOAD16_S_RR, EA_RR, 2, uint16_t, PUT32, sext32(v_, 16))
+    LOAD_AT(I32_LOAD16_U_RR, EA_RR, 2, uint16_t, PUT32, v_)
+    LOAD_AT(I64_LOAD_RR, EA_RR, 8, uint64_t, PUT64, v_)
+    LOAD_AT(I32_LOAD_RI, EA_RI, 4, uint32_t, PUT32, v_)
+    LOAD_AT(I32_LOAD8_S_RI, EA_RI, 1, uint8_t, PUT32, sext32(v_, 8))
+    LOAD_AT(I32_LOAD8_U_RI, EA_RI, 1, uint8_t, PUT32, v_)
+    LOAD_AT(I32_LOAD16_S_RI, EA_RI, 2, uint16_t, PUT32, sext32(v_, 16))
+    LOAD_AT(I32_LOAD16_U_RI, EA_RI, 2, uint16_t, PUT32, v_)
+    LOAD_AT(I64_LOAD_RI, EA_RI, 8, uint64_t, PUT64, v_)
+    STORE_AT(I32_STORE_RR, EA_SRR, 4, uint32_t, U32(B))
+    STORE_AT(I32_STORE8_RR, EA_SRR, 1, uint8_t, U32(B))
+    STORE_AT(I32_STORE16_RR, EA_SRR, 2, uint16_t, U32(B))
+    STORE_AT(I64_STORE_RR, EA_SRR, 8, uint64_t, U64(B))
+    STORE_AT(I32_STORE_RI, EA_SRI, 4, uint32_t, U32(B))
+    STORE_AT(I32_STORE8_RI, EA_SRI, 1, uint8_t, U32(B))
+    STORE_AT(I32_STORE16_RI, EA_SRI, 2, uint16_t, U32(B))
+    STORE_AT(I64_STORE_RI, EA_SRI, 8, uint64_t, U64(B))
+    STORE(I32_STORE_I, 4, uint32_t, B)
+    STORE(I32_STORE8_I, 1, uint8_t, B)
+    STORE(I32_STORE16_I, 2, uint16_t, B)
+    STORE(I64_STORE_I, 8, uint64_t, (uint64_t)(int64_t)(int32_t)B)
 
     CASE(MEMORY_SIZE)
     {

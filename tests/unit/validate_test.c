@@ -1003,6 +1003,18 @@ TEST(validate_lazy_operands)
          "meter 4 0 0|mov 2 1 0|mov 1 0 0|return 2 1 0"},
         /* local.get 1 is returned from the local */
         {"ii", "i", "", {0x00, 0x20, 0x01, 0x0B}, 4, "meter 2 0 0|return 1 1 0"},
+        /* local.get 0; local.get 1; i32.add; i32.load: the address's add fused */
+        {"ii", "i", "", {0x00, 0x20, 0x00, 0x20, 0x01, 0x6A, 0x28, 0x02, 0x00, 0x0B}, 10,
+         "meter 5 0 0|i32.load_rr 2 0 1|return 2 1 0"},
+        /* local.get 0; i32.const 8; i32.add; i32.load8_u */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x08, 0x6A, 0x2D, 0x00, 0x00, 0x0B}, 10,
+         "meter 5 0 0|i32.load8_u_ri 1 0 8|return 1 1 0"},
+        /* local.get 0; local.get 1; i32.add; local.get 1; i32.store; local.get 0;
+         * i32.const 7; i32.store8 offset=3: a fused address, a constant value */
+        {"ii", "", "",
+         {0x00, 0x20, 0x00, 0x20, 0x01, 0x6A, 0x20, 0x01, 0x36, 0x02, 0x00, 0x20, 0x00, 0x41,
+          0x07, 0x3A, 0x00, 0x03, 0x0B},
+         19, "meter 9 0 0|i32.store_rr 0 1 1|i32.store8_imm 0 7 3|return 2 0 0"},
         /* local.get 0; i32.const 3; i32.rotl */
         {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x03, 0x77, 0x0B}, 7,
          "meter 4 0 0|i32.rotl_imm 1 0 3|return 1 1 0"},
