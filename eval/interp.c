@@ -537,10 +537,18 @@ loop_top:
     }
     CASE(CALL_INDIRECT)
     {
-        target r = indirect_target(inst, fp, ip);
-        if (WD_UNLIKELY(r.trap != WD_TRAP_NONE))
-            TRAP(r.trap);
-        callee = r.f;
+        /* the common case inline: an element of the very type named (types of one module
+         * are distinct objects); indirect_target does the rest and names the traps */
+        const wd_functype *want = &inst->module->types[A];
+        const wd_table *tab = inst->tables[C];
+        uint32_t i = U32(B + wd_eval_type_slots(want->params, want->param_count));
+        callee = i < tab->size ? (wd_func *)(uintptr_t)tab->elems[i] : NULL;
+        if (WD_UNLIKELY(callee == NULL || callee->type != want)) {
+            target r = indirect_target(inst, fp, ip);
+            if (WD_UNLIKELY(r.trap != WD_TRAP_NONE))
+                TRAP(r.trap);
+            callee = r.f;
+        }
         nfp = fp + B;
         ENTER_CALL(WD_CALL_INDIRECT);
     }
