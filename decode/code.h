@@ -153,8 +153,8 @@ uint32_t wd_op_decode(uint32_t prefix, uint32_t code);
 /* A conditional branch (a = target; falls through otherwise). */
 static inline bool wd_op_is_cond_branch(uint32_t op)
 {
-    return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z ||
-           (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I64_NZ);
+    return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z || op == WD_OP_BR_I32_AND_NZ_I ||
+           op == WD_OP_BR_I32_AND_Z_I || (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I64_NZ);
 }
 
 /* An instruction with a result that can trap: a load, an integer division or remainder,

@@ -748,7 +748,7 @@ static uint32_t branch_form(uint32_t op, bool negate)
 }
 
 /* Emits a branch on the popped condition at height h (when_true: jump if non-zero), fused
- * with the comparison or eqz that computed it. */
+ * with the comparison, eqz or i32.and of an immediate that computed it. */
 static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx)
 {
     uint32_t cond = slot(x, h);
@@ -761,6 +761,11 @@ static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t
             return emit(x, when_true ? (wide ? WD_OP_BR_I64_Z : WD_OP_BR_IF_Z)
                                      : (wide ? WD_OP_BR_I64_NZ : WD_OP_BR_IF_NZ),
                         NONE, b, 0, idx);
+        }
+        if (op == WD_OP_I32_AND_I) {
+            drop_last(x);
+            return emit(x, when_true ? WD_OP_BR_I32_AND_NZ_I : WD_OP_BR_I32_AND_Z_I, NONE, b, c,
+                        idx);
         }
         uint32_t br = branch_form(op, !when_true);
         if (br != 0) {
@@ -1346,18 +1351,17 @@ static uint32_t mem_form(uint32_t op, int k)
     return 0;
 }
 
-/* Memory instruction *op with offset 0 whose address (the popped operand at height h, in
- * its slot) the open block's last instruction computed with an i32.add: the add goes into
- * it (*op its fused form, *b and *c the add's operands). */
-static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t *op, uint32_t *b,
-                         uint32_t *c)
+/* A memory instruction with offset 0 whose address (the popped operand at height h, in
+ * its slot) the open block's last instruction computed with an i32.add (rr, its fused form
+ * then) or an i32.add of an immediate (ri): the add goes into it (*op the fused form, *b
+ * and *c the add's operands); else nothing changes. A form 0: none. */
+static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t rr, uint32_t ri,
+                         uint32_t *op, uint32_t *b, uint32_t *c)
 {
     wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
     if (offset != 0 || l1 == NULL || l1->a != slot(x, h))
         return;
-    uint32_t f = l1->op == WD_OP_I32_ADD ? mem_form(*op, 0)
-                 : l1->op == WD_OP_I32_ADD_I ? mem_form(*op, 1)
-                                              : 0;
+    uint32_t f = l1->op == WD_OP_I32_ADD ? rr : l1->op == WD_OP_I32_ADD_I ? ri : 0;
     if (f == 0)
         return;
     *op = f;
@@ -1378,7 +1382,7 @@ static wd_status do_memop(xlate *x, const wd_body_imm *im)
         uint32_t h = x->val_count, c = offset;
         if (x->live) {
             WD_TRY(operand(x, h, &addr));
-            fuse_address(x, h, offset, &op, &addr, &c);
+            fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
             WD_TRY(emit(x, op, slot(x, h), addr, c, NULL));
         }
         return push(x, info->t1);
@@ -1389,10 +1393,16 @@ static wd_status do_memop(xlate *x, const wd_body_imm *im)
         return WD_OK;
     uint32_t h = x->val_count, c = offset;
     WD_TRY(operand(x, h, &addr));
-    if (mem_form(op, 2) != 0 && operand_imm(x, h + 1, info->t1, &imm))
-        return emit(x, mem_form(op, 2), addr, imm, offset, NULL);
+    if (mem_form(op, 2) != 0 && operand_imm(x, h + 1, info->t1, &imm)) {
+        uint32_t rri = op == WD_OP_I32_STORE ? WD_OP_I32_STORE_RRI
+                       : op == WD_OP_I32_STORE8 ? WD_OP_I32_STORE8_RRI
+                                                : 0;
+        op = mem_form(op, 2);
+        fuse_address(x, h, offset, rri, 0, &op, &addr, &c);
+        return emit(x, op, addr, imm, c, NULL);
+    }
     WD_TRY(operand(x, h + 1, &val));
-    fuse_address(x, h, offset, &op, &addr, &c);
+    fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
     return emit(x, op, addr, val, c, NULL);
 }
 

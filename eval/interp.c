@@ -738,6 +738,8 @@ loop_top:
     STORE_AT(I32_STORE8_RI, EA_SRI, 1, uint8_t, U32(B))
     STORE_AT(I32_STORE16_RI, EA_SRI, 2, uint16_t, U32(B))
     STORE_AT(I64_STORE_RI, EA_SRI, 8, uint64_t, U64(B))
+    STORE_AT(I32_STORE_RRI, EA_SRR, 4, uint32_t, B)
+    STORE_AT(I32_STORE8_RRI, EA_SRR, 1, uint8_t, B)
     STORE(I32_STORE_I, 4, uint32_t, B)
     STORE(I32_STORE8_I, 1, uint8_t, B)
     STORE(I32_STORE16_I, 2, uint16_t, B)
@@ -1008,6 +1010,8 @@ loop_top:
     BRCMP(BR_I64_LE_U_I, U64(B) <= IMM64)
     BRCMP(BR_I64_GE_S_I, S64(B) >= (int64_t)IMM64)
     BRCMP(BR_I64_GE_U_I, U64(B) >= IMM64)
+    BRCMP(BR_I32_AND_NZ_I, (U32(B) & C) != 0)
+    BRCMP(BR_I32_AND_Z_I, (U32(B) & C) == 0)
     BRCMP(BR_I64_Z, U64(B) == 0)
     BRCMP(BR_I64_NZ, U64(B) != 0)
 #undef BRCMP
