@@ -40,9 +40,8 @@
  *             index is in slot b + (param slots of type a). Traps: "undefined element"
  *             (index >= table size), "uninitialized element" (null), "indirect call
  *             type mismatch".
- *   SELECT    a=slot of the first operand: fp[a] = fp[a+2].u32 ? fp[a] : fp[a+1]
- *             (for v128, a/a+1 are the first, a+2/a+3 the second, a+4 the condition:
- *             b = slots per value, 1 or 2)
+ *   SELECT    a=slot of the first operand and of the result, b=slot of the second, c=slot
+ *             of the condition: fp[a] = fp[c].u32 ? fp[a] : fp[b] (one-slot values)
  *   GLOBAL_GET a=dst b=global index      GLOBAL_SET a=src b=global index
  *   TABLE_GET  a=dst b=index slot c=table          TABLE_SET a=index slot (ref at a+1) c=table
  *   TABLE_SIZE a=dst c=table                       TABLE_GROW a=init ref slot (n at a+1),
@@ -75,8 +74,9 @@
  * following `local.set`, and fuses a comparison with the conditional branch that consumes
  * it. A fused instruction costs the sum of what it replaces; executed alone it is one
  * step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
- * `local.set` was folded into it, with nothing else: when it traps, the set's cost
- * (wd_code.set_cost) is refunded with those of the instructions after it.
+ * `local.set` (or a `local.tee` that costs the same) was folded into it, with nothing else:
+ * when it traps, the set's cost (wd_code.set_cost) is refunded with those of the
+ * instructions after it.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
  * (link/runtime.h wd_func *); an externref is its host value + 1.

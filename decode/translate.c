@@ -715,8 +715,9 @@ static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
     if (l1 == NULL || l1->a != src)
         return false;
     bool traps = wd_op_traps_with_result(l1->op);
-    if (traps && (tee || x->pending != 0)) /* only the set's cost may be refunded */
-        return false;
+    const uint32_t *op_cost = x->costs->op;
+    if (traps && (x->pending != 0 || (tee && op_cost[0x22] != op_cost[0x21])))
+        return false; /* only the set's cost may be refunded (0x21 local.set, 0x22 tee) */
     if (!traps && !pure_producer(l1->op))
         return false;
     if (!charge_to_last(x))
@@ -1110,8 +1111,7 @@ static bool is_ref(uint8_t t)
 
 static wd_status do_select(xlate *x, const wd_body_imm *im)
 {
-    uint8_t t1 = T_ANY, t2 = T_ANY;
-    WD_TRY(materialize_top(x, 3));
+    uint8_t t1 = T_ANY, t2 = T_ANY, t = T_ANY;
     WD_TRY(pop(x, WD_I32, NULL));
     if (im->op == WD_OP_SELECT_T) {
         if (im->count != 1)
@@ -1119,7 +1119,7 @@ static wd_status do_select(xlate *x, const wd_body_imm *im)
         WD_TRY(check_valtype(x, im->vt));
         WD_TRY(pop(x, im->vt, NULL));
         WD_TRY(pop(x, im->vt, NULL));
-        WD_TRY(push(x, im->vt));
+        t = im->vt;
     } else {
         WD_TRY(pop(x, T_ANY, &t1));
         WD_TRY(pop(x, T_ANY, &t2));
@@ -1131,11 +1131,17 @@ static wd_status do_select(xlate *x, const wd_body_imm *im)
                            type_name(t2), type_name(t1));
         if (t1 != t2 && t1 != T_ANY && t2 != T_ANY)
             return invalid(x, "type mismatch in select: %s and %s", type_name(t2), type_name(t1));
-        WD_TRY(push(x, t1 == T_ANY ? t2 : t1));
+        t = t1 == T_ANY ? t2 : t1;
     }
-    if (x->live)
-        WD_TRY(emit(x, WD_OP_SELECT, top_slot(x), 1, 0, NULL));
-    return WD_OK;
+    uint32_t h = x->val_count, second = 0, cond = 0;
+    if (x->live) { /* before the push forgets lazy operands: the first operand is the
+                    * result's slot, the others are read where they are */
+        WD_TRY(materialize(x, h));
+        WD_TRY(operand(x, h + 1, &second));
+        WD_TRY(operand(x, h + 2, &cond));
+        WD_TRY(emit(x, WD_OP_SELECT, slot(x, h), second, cond, NULL));
+    }
+    return push(x, t);
 }
 
 /* local.set or (tee) local.tee of local idx to the popped value at height h. A tee leaves

@@ -577,13 +577,8 @@ loop_top:
     }
     CASE(SELECT)
     {
-        if (B == 1) {
-            if (U32(A + 2) == 0)
-                fp[A] = fp[A + 1];
-        } else if (U32(A + 4) == 0) {
-            fp[A] = fp[A + 2];
-            fp[A + 1] = fp[A + 3];
-        }
+        if (U32(C) == 0)
+            fp[A] = fp[B];
         NEXT();
     }
     CASE(GLOBAL_GET)

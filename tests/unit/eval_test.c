@@ -845,8 +845,7 @@ TEST(eval_globals_select_br_table)
         p.insns[d[i]].a = t[i];
     E(&p, MOV, 4, 2, 0);
     const64(&p, 5, 7);
-    E(&p, MOV, 6, 0, 0);
-    E(&p, SELECT, 4, 1, 0);
+    E(&p, SELECT, 4, 5, 0); /* fp[4] = fp[0] ? fp[4] : fp[5] */
     E(&p, I64_ADD, 3, 3, 4);
     E(&p, RETURN, 3, 1, 0);
     fix_func(&f, done(&p, 2, 2, 1, 7), 0);

@@ -540,7 +540,7 @@ TEST(validate_memory_table_ref_ops)
                "ref.is_null 1 1 0|const32 1 1 0|ref.null 2 0 0|table.set 1 0 0|"
                "ref.func 1 0 0|const32 2 2 0|table.grow 1 0 0|const32 1 0 0|const32 2 0 0|"
                "const32 3 0 0|table.init 1 0 0|elem.drop 0 0 0|global.get 1 0 0|"
-               "global.set 1 0 0|mov 1 0 0|const32 2 2 0|const32 3 3 0|select 1 1 0|"
+               "global.set 1 0 0|mov 1 0 0|const32 2 2 0|const32 3 3 0|select 1 2 3|"
                "return 1 0 0");
     CHECK_EQ(code_violation(e.code), 0);
     CHECK(env_fini(&e));
