@@ -668,6 +668,12 @@ static uint32_t mirrored(uint32_t op)
 static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
 {
     uint32_t lhs = 0, rhs = 0, imm = 0, iop = imm_form(op), mop = mirrored(op);
+    const lazy *k = find_lazy(x, h + 1);
+    if (op == WD_OP_I64_AND && k != NULL && k->kind == LZ_CONST64 && k->k == UINT32_MAX) {
+        /* x & 0xFFFFFFFF (no immediate form: it does not sign-extend from 32 bits) */
+        WD_TRY(operand(x, h, &lhs));
+        return emit(x, WD_OP_I64_EXTEND_I32_U, slot(x, h), lhs, 0, NULL);
+    }
     if (iop != 0 && operand_imm(x, h + 1, type, &imm)) {
         WD_TRY(operand(x, h, &lhs));
         return emit(x, iop, slot(x, h), lhs, imm, NULL);

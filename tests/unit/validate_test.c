@@ -1022,6 +1022,9 @@ TEST(validate_lazy_operands)
           0x04, 0x71, 0x0D, 0x00, 0x0B},
          19, "meter 9 0 0|i32.store8_rri 0 1 1|br_i32.and_nz_imm 5 0 4|meter 1 0 0|nop 0 0 0|"
          "meter 0 0 0|return 2 0 0"},
+        /* local.get 0; i64.const 0xFFFFFFFF; i64.and: a zero extension */
+        {"I", "I", "", {0x00, 0x20, 0x00, 0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x83, 0x0B}, 11,
+         "meter 4 0 0|i64.extend_i32_u 1 0 0|return 1 1 0"},
         /* local.get 0; i32.const 3; i32.rotl */
         {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x03, 0x77, 0x0B}, 7,
          "meter 4 0 0|i32.rotl_imm 1 0 3|return 1 1 0"},
