@@ -63,7 +63,8 @@
  *   MOVE_N    a=dst b=src c=count: memmove of c slots
  *   CONST32   a=dst b=value: fp[a].u64 = b (zero-extended; i32 and f32 bit patterns)
  *   CONST64   a=dst bc=value (i64 and f64 bit patterns)
- *   DATA      operands of the previous instruction; never executed
+ *   DATA      operands of the previous instruction (a BR_TABLE, or one for which
+ *             wd_op_has_data holds); never executed, costs 0
  *   BREAK     a breakpoint patched in by eval (the original kept aside)
  *   fused instructions (the *_I and BR_I32_* entries at the end of ops.def): see there.
  *
@@ -155,6 +156,12 @@ static inline bool wd_op_is_cond_branch(uint32_t op)
 {
     return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z || op == WD_OP_BR_I32_AND_NZ_I ||
            op == WD_OP_BR_I32_AND_Z_I || (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I64_NZ);
+}
+
+/* An instruction followed by a DATA carrying more of its operands (not a BR_TABLE). */
+static inline bool wd_op_has_data(uint32_t op)
+{
+    return op >= WD_OP_I64_ADD_W && op <= WD_OP_I64_XOR_W;
 }
 
 /* An instruction with a result that can trap: a load, an integer division or remainder,

@@ -111,7 +111,7 @@ typedef struct xlate {
 
 static wd_insn *tail(xlate *x, uint32_t k);
 static bool pure_producer(uint32_t op);
-static bool charge_to_last(xlate *x);
+static bool charge_to(xlate *x, uint32_t i);
 
 /* ---- errors -------------------------------------------------------------------------- */
 
@@ -378,7 +378,7 @@ static wd_status flush(xlate *x)
         /* elided instructions at a block's end: a non-trapping last instruction pays for
          * them, else a NOP_COST does */
         wd_insn *l1 = tail(x, 1);
-        if (l1 == NULL || !pure_producer(l1->op) || !charge_to_last(x))
+        if (l1 == NULL || !pure_producer(l1->op) || !charge_to(x, x->insn_count - 1))
             WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
     }
     close_block(x);
@@ -663,6 +663,32 @@ static uint32_t mirrored(uint32_t op)
     }
 }
 
+/* The form of i64 operation op with a 64-bit constant operand in a DATA, or 0. */
+static uint32_t wide_form(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I64_ADD: return WD_OP_I64_ADD_W;
+    case WD_OP_I64_SUB: return WD_OP_I64_SUB_W;
+    case WD_OP_I64_MUL: return WD_OP_I64_MUL_W;
+    case WD_OP_I64_AND: return WD_OP_I64_AND_W;
+    case WD_OP_I64_OR: return WD_OP_I64_OR_W;
+    case WD_OP_I64_XOR: return WD_OP_I64_XOR_W;
+    default: return 0;
+    }
+}
+
+/* Emits wide operation wop into slot(h) of the popped operand at height `from` and the
+ * constant k, which goes into the DATA that follows. */
+static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, uint64_t k)
+{
+    uint32_t src = 0, idx = 0;
+    WD_TRY(operand(x, from, &src));
+    WD_TRY(emit(x, wop, slot(x, h), src, 0, NULL));
+    WD_TRY(put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off, &idx));
+    x->insns[idx].bc = k;
+    return WD_OK;
+}
+
 /* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
  * taking a constant operand as an immediate where there is an immediate form. */
 static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
@@ -682,6 +708,12 @@ static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
         WD_TRY(operand(x, h + 1, &rhs));
         return emit(x, imm_form(mop), slot(x, h), rhs, imm, NULL);
     }
+    uint32_t wop = wide_form(op);
+    const lazy *l = find_lazy(x, h);
+    if (wop != 0 && k != NULL && k->kind == LZ_CONST64)
+        return emit_wide(x, wop, h, h, k->k);
+    if (wop != 0 && mop == op && l != NULL && l->kind == LZ_CONST64)
+        return emit_wide(x, wop, h, h + 1, l->k);
     WD_TRY(operand(x, h, &lhs));
     WD_TRY(operand(x, h + 1, &rhs));
     return emit(x, op, slot(x, h), lhs, rhs, NULL);
@@ -692,18 +724,19 @@ static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
 static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
-        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I))
+        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
+        wd_op_has_data(op))
         return true;
     uint8_t kind = wd_op_info[op].kind;
     return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
 }
 
-/* Charges the pending and current costs to the open block's last instruction (which must
- * not trap: it then stands for what follows it too). False if the sums would overflow. */
-static bool charge_to_last(xlate *x)
+/* Charges the pending and current costs to instruction i, the open block's last one or a
+ * wide operation before its DATA (it must not trap: it then stands for what follows it
+ * too). False if the sums would overflow. */
+static bool charge_to(xlate *x, uint32_t i)
 {
     uint64_t cost = x->pending + x->cur;
-    uint32_t i = x->insn_count - 1;
     if ((uint64_t)x->insns[x->meter].a + cost > UINT32_MAX || x->icosts[i] + cost > UINT32_MAX)
         return false;
     x->icosts[i] += (uint32_t)cost;
@@ -718,6 +751,9 @@ static bool charge_to_last(xlate *x)
 static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
 {
     wd_insn *l1 = tail(x, 1);
+    uint32_t at = x->insn_count - 1;
+    if (l1 != NULL && l1->op == WD_OP_DATA && tail(x, 2) != NULL && wd_op_has_data(tail(x, 2)->op))
+        l1 = tail(x, 2), at--; /* a wide operation: its constant follows it */
     if (l1 == NULL || l1->a != src)
         return false;
     bool traps = wd_op_traps_with_result(l1->op);
@@ -726,7 +762,7 @@ static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
         return false; /* only the set's cost may be refunded (0x21 local.set, 0x22 tee) */
     if (!traps && !pure_producer(l1->op))
         return false;
-    if (!charge_to_last(x))
+    if (!charge_to(x, at))
         return false;
     l1->a = idx;
     return true;

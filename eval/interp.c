@@ -945,6 +945,20 @@ loop_top:
     BINOP(I64_SHL_I, PUT64, U64(B) << (C & 63))
     BINOP(I64_SHR_S_I, PUT64, shr_s64(U64(B), C))
     BINOP(I64_SHR_U_I, PUT64, U64(B) >> (C & 63))
+#define WIDE(name, expr)                                                                           \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t k_ = ip[1].bc; /* the DATA after it */                                            \
+        PUT64(expr);                                                                               \
+        ip += 2;                                                                                   \
+        JUMP();                                                                                    \
+    }
+    WIDE(I64_ADD_W, U64(B) + k_)
+    WIDE(I64_SUB_W, U64(B) - k_)
+    WIDE(I64_MUL_W, U64(B) * k_)
+    WIDE(I64_AND_W, U64(B) & k_)
+    WIDE(I64_OR_W, U64(B) | k_)
+    WIDE(I64_XOR_W, U64(B) ^ k_)
     BINOP(I32_ROTL_I, PUT32, rotl32(U32(B), C))
     BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
     BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))

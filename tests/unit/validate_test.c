@@ -219,6 +219,13 @@ static uint32_t code_violation(const wd_code *c)
         if (in->op == WD_OP_DATA &&
             (c->costs[i] != 0 || in->b >= c->max_slots || in->c >= c->max_slots || in->b > in->c))
             return i + 1;
+        if (wd_op_has_data(in->op)) { /* its DATA: costs 0, not a branch */
+            if (i + 1 >= c->insn_count || c->insns[i + 1].op != WD_OP_DATA ||
+                c->costs[i + 1] != 0)
+                return i + 2;
+            i++;
+            continue;
+        }
         if (in->op == WD_OP_BR_TABLE) {
             if (in->b == 0 || i + in->b >= c->insn_count)
                 return i + 1;
@@ -1025,6 +1032,12 @@ TEST(validate_lazy_operands)
         /* local.get 0; i64.const 0xFFFFFFFF; i64.and: a zero extension */
         {"I", "I", "", {0x00, 0x20, 0x00, 0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x83, 0x0B}, 11,
          "meter 4 0 0|i64.extend_i32_u 1 0 0|return 1 1 0"},
+        /* local.get 0; i64.const 0x123456789; i64.mul; local.set 0; local.get 0: a wide
+         * constant in a DATA, the set folded */
+        {"I", "I", "",
+         {0x00, 0x20, 0x00, 0x42, 0x89, 0xCF, 0x95, 0x9A, 0x12, 0x7E, 0x21, 0x00, 0x20, 0x00,
+          0x0B},
+         15, "meter 6 0 0|i64.mul_wide 0 0 0|data 4294967295 591751049 1|return 0 1 0"},
         /* local.get 0; i32.const 3; i32.rotl */
         {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x03, 0x77, 0x0B}, 7,
          "meter 4 0 0|i32.rotl_imm 1 0 3|return 1 1 0"},
