@@ -177,7 +177,7 @@ static inline bool wd_op_traps_with_result(uint32_t op)
         return true;
     default:
         return wd_op_info[op].kind == WD_KIND_LOAD ||
-               (op >= WD_OP_I32_LOAD_RR && op <= WD_OP_I64_LOAD_RI);
+               (op >= WD_OP_I32_LOAD_RR && op <= WD_OP_I64_LOAD32_U_RI);
     }
 }
 
