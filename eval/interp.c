@@ -227,13 +227,13 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
 #if WD_USE_GOTO
 #define JUMP()     goto *tbl[ip->op]
 #define CASE(name) L_##name:
-#define SET_SLOW() (slow = true, tbl = slow_labels)
-#define SET_FAST() (slow = false, tbl = fast_labels)
+#define SET_SLOW() (t->slow = 1, tbl = slow_labels)
+#define SET_FAST() (t->slow = 0, tbl = fast_labels)
 #else
 #define JUMP()     goto loop_top
 #define CASE(name) case WD_OP_##name:
-#define SET_SLOW() (slow = true)
-#define SET_FAST() (slow = false)
+#define SET_SLOW() (t->slow = 1)
+#define SET_FAST() (t->slow = 0)
 #endif
 #define NEXT()                                                                                     \
     do {                                                                                           \
@@ -247,9 +247,9 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
 #define GO_BLOCK(p)                                                                                \
     do {                                                                                           \
         ip = (p);                                                                                  \
-        if (WD_UNLIKELY(slow))                                                                     \
-            JUMP();                                                                                \
-        if (WD_UNLIKELY(remaining < ip->a || t->pending)) {                                        \
+        if (WD_UNLIKELY(remaining < ip->a || t->brake)) {                                          \
+            if (t->slow)                                                                           \
+                JUMP(); /* the METER runs as an instruction */                                     \
             SET_SLOW();                                                                            \
             goto meter_slow;                                                                       \
         }                                                                                          \
@@ -427,7 +427,6 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
     uint8_t *mem;
     uint64_t mem_size;
     RELOAD_MEM();
-    bool slow;
     wd_trap trap;
     wd_func *callee;
     wd_val *nfp;
@@ -442,7 +441,7 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
 L_SLOW:
 #else
 loop_top:
-    if (WD_UNLIKELY(slow)) {
+    if (WD_UNLIKELY(t->slow)) {
 #endif
     if (t->single_step && stepped)
         goto stop_paused;
@@ -1197,7 +1196,7 @@ dyn_short:
     /* A dynamic cost does not fit. Slow mode: stop before the instruction, its own cost
      * given back. Fast mode: give back what was prepaid from it to the block's end and
      * rerun it slowly, which charges it exactly or stops in front of it. */
-    if (slow) {
+    if (t->slow) {
         remaining += frame->func->code->costs[ip - base];
         goto stop_ticks;
     }
@@ -1208,7 +1207,7 @@ dyn_short:
 on_trap: {
     const wd_code *code = frame->func->code;
     uint32_t i = (uint32_t)(ip - base);
-    if (!slow)
+    if (!t->slow)
         remaining += block_rest(code, i + 1);
     if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
         remaining += code->set_cost; /* the local.set folded into it did not run */
@@ -1225,7 +1224,7 @@ on_trap: {
 exhausted: {
     const wd_code *code = frame->func->code;
     uint32_t i = (uint32_t)(ip - base);
-    if (!slow)
+    if (!t->slow)
         remaining += block_rest(code, i + 1);
     SAVE(ip);
     bool fresh = err->status == WD_OK;
