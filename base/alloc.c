@@ -89,6 +89,15 @@ bool wd_grow(wd_ctx *ctx, void **data, uint32_t *cap, size_t elem, uint64_t need
     return true;
 }
 
+/* Arena chunks. The first is small (most modules are small), each next one twice the
+ * last up to CHUNK_MAX. A request over a quarter of the next chunk's size gets a chunk of
+ * its own, linked behind the current one so that the space left there stays in use; a
+ * chunk is left behind only for a request under a quarter of a chunk, so little is lost
+ * (big.wasm of `make bench`: the decoded module takes 58.6 MB instead of 63.7).
+ * wd_arena_dup copies into memory it does not zero first. */
+#define CHUNK_MIN ((size_t)32768)
+#define CHUNK_MAX ((size_t)1 << 20)
+
 struct wd_arena_chunk {
     wd_arena_chunk *next;
     size_t size;
@@ -101,34 +110,66 @@ void wd_arena_init(wd_arena *a, wd_ctx *ctx)
     a->ctx = ctx;
 }
 
-void *wd_arena_alloc(wd_arena *a, size_t size)
+static wd_arena_chunk *new_chunk(wd_arena *a, size_t size)
+{
+    if (size > SIZE_MAX - sizeof(wd_arena_chunk))
+        return NULL;
+    wd_arena_chunk *c = wd_alloc(a->ctx, sizeof *c + size);
+    if (c != NULL)
+        c->size = size;
+    return c;
+}
+
+/* The size an allocation takes: rounded up to 16 bytes, at least 16. */
+static size_t rounded(size_t size)
+{
+    return size == 0 ? 16 : (size + 15) & ~(size_t)15;
+}
+
+/* `size` bytes, 16-byte aligned, not zeroed. */
+static void *arena_take(wd_arena *a, size_t size)
 {
     if (size > SIZE_MAX - 16)
         return NULL;
-    size = size == 0 ? 16 : (size + 15) & ~(size_t)15;
-    if (size > a->avail) {
-        size_t csize = size > 32768 ? size : 32768;
-        if (csize > SIZE_MAX - sizeof(wd_arena_chunk))
-            return NULL;
-        wd_arena_chunk *c = wd_alloc(a->ctx, sizeof *c + csize);
+    size = rounded(size);
+    if (WD_LIKELY(size <= a->avail)) {
+        void *p = a->head->mem + a->used;
+        a->used += size;
+        a->avail -= size;
+        return p;
+    }
+    /* twice the head (at least CHUNK_MIN already), up to CHUNK_MAX */
+    size_t standard = a->head == NULL ? CHUNK_MIN : WD_MIN(a->head->size, CHUNK_MAX / 2) * 2;
+    if (a->head != NULL && size > standard / 4) {
+        /* a chunk of its own, behind the head */
+        wd_arena_chunk *c = new_chunk(a, size);
         if (c == NULL)
             return NULL;
-        c->next = a->head;
-        c->size = csize;
-        a->head = c;
-        a->used = 0;
-        a->avail = csize;
+        c->next = a->head->next;
+        a->head->next = c;
+        return c->mem;
     }
-    void *p = a->head->mem + a->used;
-    a->used += size;
-    a->avail -= size;
-    memset(p, 0, size);
+    wd_arena_chunk *c = new_chunk(a, WD_MAX(size, standard));
+    if (c == NULL)
+        return NULL;
+    c->next = a->head;
+    a->head = c;
+    a->used = size;
+    a->avail = c->size - size;
+    return c->mem;
+}
+
+void *wd_arena_alloc(wd_arena *a, size_t size)
+{
+    void *p = arena_take(a, size);
+    if (p != NULL)
+        memset(p, 0, rounded(size));
     return p;
 }
 
 void *wd_arena_dup(wd_arena *a, const void *src, size_t size)
 {
-    void *p = wd_arena_alloc(a, size);
+    void *p = arena_take(a, size);
     if (p != NULL && size != 0)
         memcpy(p, src, size);
     return p;

@@ -7,9 +7,11 @@
  * --pvm) and, when the module has no imports, instantiation (store, link, memories,
  * tables, globals, segments; not the start function), each repeated N times (default 11).
  * Prints a markdown table row per module (--header: the table's header first): size,
- * decode time median (min-max), decode speed, instantiation time median (min-max).
+ * decode time median (min-max), decode speed, instantiation time median (min-max), and
+ * the heap decoding takes: its peak, and what the decoded module keeps.
  *
- * The file is read once, before timing; times are CLOCK_MONOTONIC. */
+ * The file is read once, before timing; times are CLOCK_MONOTONIC. The heap is counted by
+ * a context allocator of our own, in one more decode outside the timed ones. */
 #include "decode/decode.h"
 #include "link/link.h"
 #include "vm/tickmodel.h"
@@ -68,6 +70,56 @@ static uint8_t *read_file(const char *path, size_t *size)
     return data;
 }
 
+/* A counting allocator: each block carries its size in a header. */
+typedef struct heap_meter {
+    size_t now, peak;
+} heap_meter;
+
+#define HEADER 16 /* keeps the blocks 16-byte aligned, as malloc's are */
+
+static void *metered_realloc(void *ud, void *ptr, size_t size)
+{
+    heap_meter *hm = ud;
+    unsigned char *block = ptr != NULL ? (unsigned char *)ptr - HEADER : NULL;
+    size_t old = 0;
+    if (block != NULL)
+        memcpy(&old, block, sizeof old);
+    if (size == 0) {
+        free(block);
+        hm->now -= old;
+        return NULL;
+    }
+    if (size > SIZE_MAX - HEADER)
+        return NULL;
+    unsigned char *grown = realloc(block, size + HEADER);
+    if (grown == NULL)
+        return NULL;
+    memcpy(grown, &size, sizeof size);
+    hm->now = hm->now - old + size;
+    if (hm->now > hm->peak)
+        hm->peak = hm->now;
+    return grown + HEADER;
+}
+
+/* The peak heap of a decode, and what the module keeps, in bytes; false on an error. */
+static bool measure_heap(const uint8_t *bytes, size_t size, const wd_decode_opts *opts,
+                         size_t *peak, size_t *kept)
+{
+    heap_meter hm = {0, 0};
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    ctx.realloc_fn = metered_realloc;
+    ctx.ud = &hm;
+    wd_error err;
+    wd_error_clear(&err);
+    wd_module *m = NULL;
+    wd_status st = wd_decode_module(&ctx, bytes, size, opts, &m, &err);
+    *peak = hm.peak;
+    *kept = hm.now;
+    wd_module_free(m);
+    return st == WD_OK;
+}
+
 static wd_status no_imports(void *ud, const wd_import *imp, wd_extern *out, wd_error *err)
 {
     (void)ud;
@@ -119,9 +171,12 @@ static bool measure(const char *path, int reps, const wd_decode_opts *opts)
         return false;
     }
     double dec[MAX_REPS], inst[MAX_REPS];
+    size_t peak = 0, kept = 0;
     bool ok = true;
     for (int i = 0; i < reps && ok; i++)
         ok = load_once(path, bytes, size, opts, &dec[i], &inst[i]);
+    if (ok)
+        ok = measure_heap(bytes, size, opts, &peak, &kept);
     free(bytes);
     if (!ok)
         return false;
@@ -133,8 +188,10 @@ static bool measure(const char *path, int reps, const wd_decode_opts *opts)
         double i = median(inst, reps); /* sorts inst */
         snprintf(inst_text, sizeof inst_text, "%.3f (%.3f-%.3f)", i, inst[0], inst[reps - 1]);
     }
-    printf("| %-24s | %7.2f | %s | %24s | %7.1f | %20s |\n", base, mb,
-           opts->pvm ? "pvm  " : "plain", dec_text, mb / (d / 1e3), inst_text);
+    char heap_text[64];
+    snprintf(heap_text, sizeof heap_text, "%.1f / %.1f", (double)peak / 1e6, (double)kept / 1e6);
+    printf("| %-24s | %7.2f | %s | %24s | %7.1f | %20s | %17s |\n", base, mb,
+           opts->pvm ? "pvm  " : "plain", dec_text, mb / (d / 1e3), inst_text, heap_text);
     return true;
 }
 
@@ -148,10 +205,11 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--pvm") == 0) {
             opts.pvm = true;
         } else if (strcmp(argv[i], "--header") == 0) {
-            printf("| %-24s | %7s | %s | %-24s | %7s | %20s |\n", "load (in process)", "size MB",
-                   "mode ", "decode, ms", "MB/s", "instantiate, ms");
-            printf("| %.24s | %.7s:| %.5s | %.24s:| %.7s:| %.20s:|\n", DASHES, DASHES, DASHES,
-                   DASHES, DASHES, DASHES);
+            printf("| %-24s | %7s | %s | %-24s | %7s | %20s | %17s |\n", "load (in process)",
+                   "size MB", "mode ", "decode, ms", "MB/s", "instantiate, ms",
+                   "heap MB peak/kept");
+            printf("| %.24s | %.7s:| %.5s | %.24s:| %.7s:| %.20s:| %.17s:|\n", DASHES, DASHES,
+                   DASHES, DASHES, DASHES, DASHES, DASHES);
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else if (strncmp(argv[i], "--", 2) == 0 || reps < 1 || reps > MAX_REPS ||

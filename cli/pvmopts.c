@@ -238,6 +238,8 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
             s->model_name = v;
         } else if (strcmp(argv[i], "--no-kernel-debug") == 0) {
             s->kernel_debug = false;
+        } else if (strcmp(argv[i], "--no-fuse") == 0) {
+            s->cfg.no_fuse = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return usage(help, "unknown option %s", argv[i]);
         } else if (s->kernel_path == NULL) {

@@ -40,9 +40,8 @@
  *             index is in slot b + (param slots of type a). Traps: "undefined element"
  *             (index >= table size), "uninitialized element" (null), "indirect call
  *             type mismatch".
- *   SELECT    a=slot of the first operand: fp[a] = fp[a+2].u32 ? fp[a] : fp[a+1]
- *             (for v128, a/a+1 are the first, a+2/a+3 the second, a+4 the condition:
- *             b = slots per value, 1 or 2)
+ *   SELECT    a=slot of the first operand and of the result, b=slot of the second, c=slot
+ *             of the condition: fp[a] = fp[c].u32 ? fp[a] : fp[b] (one-slot values)
  *   GLOBAL_GET a=dst b=global index      GLOBAL_SET a=src b=global index
  *   TABLE_GET  a=dst b=index slot c=table          TABLE_SET a=index slot (ref at a+1) c=table
  *   TABLE_SIZE a=dst c=table                       TABLE_GROW a=init ref slot (n at a+1),
@@ -64,7 +63,8 @@
  *   MOVE_N    a=dst b=src c=count: memmove of c slots
  *   CONST32   a=dst b=value: fp[a].u64 = b (zero-extended; i32 and f32 bit patterns)
  *   CONST64   a=dst bc=value (i64 and f64 bit patterns)
- *   DATA      operands of the previous instruction; never executed
+ *   DATA      operands of the previous instruction (a BR_TABLE, or one for which
+ *             wd_op_has_data holds); never executed, costs 0
  *   BREAK     a breakpoint patched in by eval (the original kept aside)
  *   fused instructions (the *_I and BR_I32_* entries at the end of ops.def): see there.
  *
@@ -74,7 +74,10 @@
  * operand into an immediate, writes a non-trapping result straight into the local of a
  * following `local.set`, and fuses a comparison with the conditional branch that consumes
  * it. A fused instruction costs the sum of what it replaces; executed alone it is one
- * step.
+ * step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
+ * `local.set` (or a `local.tee` that costs the same) was folded into it, with nothing else:
+ * when it traps, the set's cost (wd_code.set_cost) is refunded with those of the
+ * instructions after it.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
  * (link/runtime.h wd_func *); an externref is its host value + 1.
@@ -124,6 +127,7 @@ typedef struct wd_code {
     uint32_t result_slots;
     uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
     uint32_t wasm_insn_count; /* WebAssembly instructions in the body (for decode costs) */
+    uint32_t set_cost;    /* the cost of a local.set (see "Peephole fusion") */
 } wd_code;
 
 /* Kinds and operand types of ops.def entries. */
@@ -150,8 +154,31 @@ uint32_t wd_op_decode(uint32_t prefix, uint32_t code);
 /* A conditional branch (a = target; falls through otherwise). */
 static inline bool wd_op_is_cond_branch(uint32_t op)
 {
-    return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z ||
-           (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I32_GE_U_I);
+    return op == WD_OP_BR_IF_NZ || op == WD_OP_BR_IF_Z || op == WD_OP_BR_I32_AND_NZ_I ||
+           op == WD_OP_BR_I32_AND_Z_I || (op >= WD_OP_BR_I32_EQ && op <= WD_OP_BR_I64_NZ);
+}
+
+/* An instruction followed by a DATA carrying more of its operands (not a BR_TABLE). */
+static inline bool wd_op_has_data(uint32_t op)
+{
+    return op >= WD_OP_I64_ADD_W && op <= WD_OP_I64_XOR_W;
+}
+
+/* An instruction with a result that can trap: a load, an integer division or remainder,
+ * a float-to-integer truncation. */
+static inline bool wd_op_traps_with_result(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I32_DIV_S: case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
+    case WD_OP_I64_DIV_S: case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
+    case WD_OP_I32_TRUNC_F32_S: case WD_OP_I32_TRUNC_F32_U: case WD_OP_I32_TRUNC_F64_S:
+    case WD_OP_I32_TRUNC_F64_U: case WD_OP_I64_TRUNC_F32_S: case WD_OP_I64_TRUNC_F32_U:
+    case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
+        return true;
+    default:
+        return wd_op_info[op].kind == WD_KIND_LOAD ||
+               (op >= WD_OP_I32_LOAD_RR && op <= WD_OP_I64_LOAD32_U_RI);
+    }
 }
 
 /* True when the instruction involves f32/f64 (rejected in PVM mode). */

@@ -19,6 +19,15 @@
  *   never executes its target instruction: a branch to a block skips its `end`, the false
  *   edge of an `if` skips `else`/`end`.
  *
+ * - Lazy operands. `local.get` and constants emit nothing at first: the operand remembers
+ *   the local or the constant (xlate.lz), and its consumer reads the local's slot or takes
+ *   the constant as an immediate. An operand is materialized (moved into its own slot)
+ *   where a consumer needs it there: before a write to its local, before control
+ *   instructions that join paths or carry values (block, loop, if, else, end, branches),
+ *   and for instructions that read consecutive slots (calls, select, bulk memory). A call
+ *   leaves lazy operands below its arguments alone: it cannot change the caller's locals.
+ *   With no_fuse nothing is lazy.
+ *
  * - Metering. METERs are emitted lazily: a basic block is closed (`open` = false) at every
  *   label and after every branch, call and return, and the next instruction emitted in
  *   live code opens a new one. The cost of an instruction is charged on the first
@@ -54,6 +63,18 @@ typedef struct frame {
     uint32_t else_fixup; /* if: the BR_IF_Z to patch at else or end */
 } frame;
 
+/* A lazy operand (see "Lazy operands" above): the value at operand height `h` is not in
+ * its slot but in local `local` (a local.get) or is the constant `k` (a const). */
+enum { LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
+#define MAX_LAZY 16u
+
+typedef struct lazy {
+    uint32_t h;
+    uint8_t kind; /* LZ_* */
+    uint32_t local;
+    uint64_t k;
+} lazy;
+
 typedef struct xlate {
     wd_body_dec *d; /* the body's decoder (borrowed) */
     wd_module *m;
@@ -70,6 +91,8 @@ typedef struct xlate {
     uint32_t val_count, val_cap, max_height;
     frame *ctrls;
     uint32_t ctrl_count, ctrl_cap;
+    lazy lz[MAX_LAZY]; /* lazy operands, by increasing height */
+    uint32_t nlz;
 
     wd_insn *insns; /* output, with parallel costs and offsets */
     uint32_t *icosts, *offs;
@@ -88,7 +111,7 @@ typedef struct xlate {
 
 static wd_insn *tail(xlate *x, uint32_t k);
 static bool pure_producer(uint32_t op);
-static bool charge_to_last(xlate *x);
+static bool charge_to(xlate *x, uint32_t i);
 
 /* ---- errors -------------------------------------------------------------------------- */
 
@@ -185,6 +208,8 @@ static wd_status push(xlate *x, uint8_t t)
     }
     if (x->opts->pvm && is_float(t))
         return forbidden_float(x, x->opname);
+    while (x->nlz > 0 && x->lz[x->nlz - 1].h >= x->val_count)
+        x->nlz--; /* popped lazy operands are forgotten once their height is reused */
     x->vals[x->val_count++] = t;
     if (x->val_count > x->max_height)
         x->max_height = x->val_count;
@@ -353,7 +378,7 @@ static wd_status flush(xlate *x)
         /* elided instructions at a block's end: a non-trapping last instruction pays for
          * them, else a NOP_COST does */
         wd_insn *l1 = tail(x, 1);
-        if (l1 == NULL || !pure_producer(l1->op) || !charge_to_last(x))
+        if (l1 == NULL || !pure_producer(l1->op) || !charge_to(x, x->insn_count - 1))
             WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
     }
     close_block(x);
@@ -380,15 +405,16 @@ static void link_branch(xlate *x, frame *f, uint32_t idx)
     }
 }
 
-static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t cond, uint32_t *idx);
+static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx);
 
-static wd_status emit_branch(xlate *x, uint32_t op, uint32_t cond, frame *f)
+/* Emits a JMP or (op BR_IF_NZ) a branch on the popped condition at height h to f's label. */
+static wd_status emit_branch(xlate *x, uint32_t op, uint32_t h, frame *f)
 {
     uint32_t idx = 0;
     if (op == WD_OP_BR_IF_NZ)
-        WD_TRY(emit_cond_branch(x, true, cond, &idx));
+        WD_TRY(emit_cond_branch(x, true, h, &idx));
     else
-        WD_TRY(emit(x, op, NONE, cond, 0, &idx));
+        WD_TRY(emit(x, op, NONE, 0, 0, &idx));
     link_branch(x, f, idx);
     close_block(x);
     return WD_OK;
@@ -426,12 +452,6 @@ static void drop_last(xlate *x)
         x->pending_off = x->offs[i];
 }
 
-/* A `local.get`'s copy into operand slot `dst`. */
-static bool local_copy(const xlate *x, const wd_insn *in, uint32_t dst)
-{
-    return in != NULL && in->op == WD_OP_MOV && in->a == dst && in->b < x->local_slots;
-}
-
 /* The immediate form of a binary operation, or 0. */
 static uint32_t imm_form(uint32_t op)
 {
@@ -464,45 +484,239 @@ static uint32_t imm_form(uint32_t op)
     case WD_OP_I64_SHL: return WD_OP_I64_SHL_I;
     case WD_OP_I64_SHR_S: return WD_OP_I64_SHR_S_I;
     case WD_OP_I64_SHR_U: return WD_OP_I64_SHR_U_I;
-    default: return 0;
+    case WD_OP_I32_ROTL: return WD_OP_I32_ROTL_I;
+    case WD_OP_I32_ROTR: return WD_OP_I32_ROTR_I;
+    case WD_OP_I64_ROTL: return WD_OP_I64_ROTL_I;
+    case WD_OP_I64_ROTR: return WD_OP_I64_ROTR_I;
+    default:
+        /* the comparisons: their _I forms follow the same order */
+        if (op >= WD_OP_I64_EQ && op <= WD_OP_I64_GE_U)
+            return op - WD_OP_I64_EQ + WD_OP_I64_EQ_I;
+        return 0;
     }
 }
 
-/* The constant `in` defines as an immediate of an operation on `type`, if it fits. */
-static bool const_imm(const wd_insn *in, uint8_t type, uint32_t *imm)
+/* The lazy operand at height h, or NULL. */
+static lazy *find_lazy(xlate *x, uint32_t h)
 {
-    if (in->op == WD_OP_CONST32 && type == WD_I32) {
-        *imm = in->b;
+    for (uint32_t i = x->nlz; i-- > 0;) {
+        if (x->lz[i].h == h)
+            return &x->lz[i];
+        if (x->lz[i].h < h)
+            break;
+    }
+    return NULL;
+}
+
+static void forget_lazy(xlate *x, lazy *l)
+{
+    uint32_t i = (uint32_t)(l - x->lz);
+    memmove(l, l + 1, (x->nlz - i - 1) * sizeof *l);
+    x->nlz--;
+}
+
+/* Makes the value at height h (a lazy operand) a lazy `kind` one, if there is room. */
+static bool make_lazy(xlate *x, uint32_t h, uint8_t kind, uint32_t local, uint64_t k)
+{
+    if (x->opts->no_fuse || !x->live || x->nlz == MAX_LAZY)
+        return false;
+    while (x->nlz > 0 && x->lz[x->nlz - 1].h >= h)
+        x->nlz--;
+    x->lz[x->nlz++] = (lazy){.h = h, .kind = kind, .local = local, .k = k};
+    return true;
+}
+
+/* Emits the move of the value at height h into slot `dst` (nothing if it is there). */
+static wd_status move_value(xlate *x, uint32_t dst, uint32_t h)
+{
+    const lazy *l = find_lazy(x, h);
+    uint32_t idx = 0;
+    if (l == NULL || l->kind == LZ_LOCAL) {
+        uint32_t src = l != NULL ? l->local : slot(x, h);
+        return src != dst ? emit(x, WD_OP_MOV, dst, src, 0, NULL) : WD_OK;
+    }
+    if (l->kind == LZ_CONST32)
+        return emit(x, WD_OP_CONST32, dst, (uint32_t)l->k, 0, NULL);
+    WD_TRY(emit(x, WD_OP_CONST64, dst, 0, 0, &idx));
+    x->insns[idx].bc = l->k;
+    return WD_OK;
+}
+
+/* Moves the lazy operand at height h, if it is one, into its slot. */
+static wd_status materialize(xlate *x, uint32_t h)
+{
+    lazy *l = find_lazy(x, h);
+    if (l == NULL)
+        return WD_OK;
+    WD_TRY(move_value(x, slot(x, h), h));
+    forget_lazy(x, find_lazy(x, h));
+    return WD_OK;
+}
+
+/* Materializes the lazy operands at heights [lo, hi). */
+static wd_status materialize_range(xlate *x, uint32_t lo, uint32_t hi)
+{
+    if (!x->live)
+        return WD_OK;
+    for (uint32_t i = 0; i < x->nlz;) {
+        uint32_t h = x->lz[i].h;
+        if (h >= lo && h < hi) {
+            WD_TRY(move_value(x, slot(x, h), h));
+            forget_lazy(x, &x->lz[i]);
+        } else {
+            i++;
+        }
+    }
+    return WD_OK;
+}
+
+/* Materializes the top n operands (those a consumer reads from consecutive slots). */
+static wd_status materialize_top(xlate *x, uint32_t n)
+{
+    uint32_t v = x->val_count;
+    return materialize_range(x, v > n ? v - n : 0, v);
+}
+
+/* Moves the n (popped) values at heights h... into slots dst...: a branch's values. */
+static wd_status move_values(xlate *x, uint32_t dst, uint32_t h, uint32_t n)
+{
+    if (n == 1)
+        return move_value(x, dst, h);
+    WD_TRY(materialize_range(x, h, h + n));
+    return emit_moves(x, dst, slot(x, h), n);
+}
+
+/* Materializes the operands on the stack that read local `idx`, before it is written. */
+static wd_status materialize_local(xlate *x, uint32_t idx)
+{
+    for (uint32_t i = 0; i < x->nlz;) {
+        const lazy *l = &x->lz[i];
+        if (l->kind == LZ_LOCAL && l->local == idx && l->h < x->val_count) {
+            WD_TRY(move_value(x, slot(x, l->h), l->h));
+            forget_lazy(x, &x->lz[i]);
+        } else {
+            i++;
+        }
+    }
+    return WD_OK;
+}
+
+/* The slot to read the (popped) operand at height h from: its own, or a lazy local's; a
+ * lazy constant is materialized first. Call before the next push reuses the height. */
+static wd_status operand(xlate *x, uint32_t h, uint32_t *at)
+{
+    const lazy *l = find_lazy(x, h);
+    if (l != NULL && l->kind == LZ_LOCAL) {
+        *at = l->local;
+        return WD_OK;
+    }
+    *at = slot(x, h);
+    return materialize(x, h);
+}
+
+/* The popped operand at height h as an immediate of an operation on `type`, if it is a
+ * lazy constant that fits (i64: a sign-extended 32-bit value). */
+static bool operand_imm(xlate *x, uint32_t h, uint8_t type, uint32_t *imm)
+{
+    const lazy *l = find_lazy(x, h);
+    if (l == NULL || l->kind == LZ_LOCAL)
+        return false;
+    if (l->kind == LZ_CONST32 && type == WD_I32) {
+        *imm = (uint32_t)l->k;
         return true;
     }
-    if (in->op == WD_OP_CONST64 && type == WD_I64 &&
-        (int64_t)(int32_t)(uint32_t)in->bc == (int64_t)in->bc) {
-        *imm = (uint32_t)in->bc;
+    if (l->kind == LZ_CONST64 && type == WD_I64 && (int64_t)(int32_t)(uint32_t)l->k == (int64_t)l->k) {
+        *imm = (uint32_t)l->k;
         return true;
     }
     return false;
 }
 
-/* Emits binary operation `op` on slots s, s+1 into s, fusing the operands' definitions. */
-static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t s)
+/* The operation computing `b op a` for `a op b` (a commutative op, or a comparison
+ * mirrored), or 0. */
+static uint32_t mirrored(uint32_t op)
 {
-    uint32_t lhs = s, rhs = s + 1, imm = 0, iop = imm_form(op);
-    wd_insn *l1 = tail(x, 1);
-    bool rdef = false, is_imm = false;
-    if (l1 != NULL && l1->a == s + 1) {
-        if (iop != 0 && const_imm(l1, type, &imm))
-            rdef = is_imm = true;
-        else if (local_copy(x, l1, s + 1))
-            rdef = true, rhs = l1->b;
+    switch (op) {
+    case WD_OP_I32_ADD: case WD_OP_I32_MUL: case WD_OP_I32_AND: case WD_OP_I32_OR:
+    case WD_OP_I32_XOR: case WD_OP_I32_EQ: case WD_OP_I32_NE:
+    case WD_OP_I64_ADD: case WD_OP_I64_MUL: case WD_OP_I64_AND: case WD_OP_I64_OR:
+    case WD_OP_I64_XOR:
+        return op;
+    case WD_OP_I32_LT_S: return WD_OP_I32_GT_S;
+    case WD_OP_I32_LT_U: return WD_OP_I32_GT_U;
+    case WD_OP_I32_GT_S: return WD_OP_I32_LT_S;
+    case WD_OP_I32_GT_U: return WD_OP_I32_LT_U;
+    case WD_OP_I32_LE_S: return WD_OP_I32_GE_S;
+    case WD_OP_I32_LE_U: return WD_OP_I32_GE_U;
+    case WD_OP_I32_GE_S: return WD_OP_I32_LE_S;
+    case WD_OP_I32_GE_U: return WD_OP_I32_LE_U;
+    case WD_OP_I64_EQ: case WD_OP_I64_NE: return op;
+    case WD_OP_I64_LT_S: return WD_OP_I64_GT_S;
+    case WD_OP_I64_LT_U: return WD_OP_I64_GT_U;
+    case WD_OP_I64_GT_S: return WD_OP_I64_LT_S;
+    case WD_OP_I64_GT_U: return WD_OP_I64_LT_U;
+    case WD_OP_I64_LE_S: return WD_OP_I64_GE_S;
+    case WD_OP_I64_LE_U: return WD_OP_I64_GE_U;
+    case WD_OP_I64_GE_S: return WD_OP_I64_LE_S;
+    case WD_OP_I64_GE_U: return WD_OP_I64_LE_U;
+    default: return 0;
     }
-    wd_insn *ldef = rdef ? tail(x, 2) : l1;
-    bool lfold = local_copy(x, ldef, s);
-    uint32_t from = lfold ? ldef->b : s;
-    if (rdef)
-        drop_last(x);
-    if (lfold)
-        drop_last(x), lhs = from;
-    return emit(x, is_imm ? iop : op, s, lhs, is_imm ? imm : rhs, NULL);
+}
+
+/* The form of i64 operation op with a 64-bit constant operand in a DATA, or 0. */
+static uint32_t wide_form(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I64_ADD: return WD_OP_I64_ADD_W;
+    case WD_OP_I64_SUB: return WD_OP_I64_SUB_W;
+    case WD_OP_I64_MUL: return WD_OP_I64_MUL_W;
+    case WD_OP_I64_AND: return WD_OP_I64_AND_W;
+    case WD_OP_I64_OR: return WD_OP_I64_OR_W;
+    case WD_OP_I64_XOR: return WD_OP_I64_XOR_W;
+    default: return 0;
+    }
+}
+
+/* Emits wide operation wop into slot(h) of the popped operand at height `from` and the
+ * constant k, which goes into the DATA that follows. */
+static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, uint64_t k)
+{
+    uint32_t src = 0, idx = 0;
+    WD_TRY(operand(x, from, &src));
+    WD_TRY(emit(x, wop, slot(x, h), src, 0, NULL));
+    WD_TRY(put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off, &idx));
+    x->insns[idx].bc = k;
+    return WD_OK;
+}
+
+/* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
+ * taking a constant operand as an immediate where there is an immediate form. */
+static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
+{
+    uint32_t lhs = 0, rhs = 0, imm = 0, iop = imm_form(op), mop = mirrored(op);
+    const lazy *k = find_lazy(x, h + 1);
+    if (op == WD_OP_I64_AND && k != NULL && k->kind == LZ_CONST64 && k->k == UINT32_MAX) {
+        /* x & 0xFFFFFFFF (no immediate form: it does not sign-extend from 32 bits) */
+        WD_TRY(operand(x, h, &lhs));
+        return emit(x, WD_OP_I64_EXTEND_I32_U, slot(x, h), lhs, 0, NULL);
+    }
+    if (iop != 0 && operand_imm(x, h + 1, type, &imm)) {
+        WD_TRY(operand(x, h, &lhs));
+        return emit(x, iop, slot(x, h), lhs, imm, NULL);
+    }
+    if (mop != 0 && imm_form(mop) != 0 && operand_imm(x, h, type, &imm)) {
+        WD_TRY(operand(x, h + 1, &rhs));
+        return emit(x, imm_form(mop), slot(x, h), rhs, imm, NULL);
+    }
+    uint32_t wop = wide_form(op);
+    const lazy *l = find_lazy(x, h);
+    if (wop != 0 && k != NULL && k->kind == LZ_CONST64)
+        return emit_wide(x, wop, h, h, k->k);
+    if (wop != 0 && mop == op && l != NULL && l->kind == LZ_CONST64)
+        return emit_wide(x, wop, h, h + 1, l->k);
+    WD_TRY(operand(x, h, &lhs));
+    WD_TRY(operand(x, h + 1, &rhs));
+    return emit(x, op, slot(x, h), lhs, rhs, NULL);
 }
 
 /* Operations whose result may be written straight into a local (they cannot trap, so
@@ -510,29 +724,19 @@ static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t s)
 static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
-        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_SHR_U_I))
+        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
+        wd_op_has_data(op))
         return true;
-    const wd_opinfo *i = &wd_op_info[op];
-    if (i->kind != WD_KIND_UN && i->kind != WD_KIND_BIN)
-        return false;
-    switch (op) {
-    case WD_OP_I32_DIV_S: case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
-    case WD_OP_I64_DIV_S: case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
-    case WD_OP_I32_TRUNC_F32_S: case WD_OP_I32_TRUNC_F32_U: case WD_OP_I32_TRUNC_F64_S:
-    case WD_OP_I32_TRUNC_F64_U: case WD_OP_I64_TRUNC_F32_S: case WD_OP_I64_TRUNC_F32_U:
-    case WD_OP_I64_TRUNC_F64_S: case WD_OP_I64_TRUNC_F64_U:
-        return false;
-    default:
-        return true;
-    }
+    uint8_t kind = wd_op_info[op].kind;
+    return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
 }
 
-/* Charges the pending and current costs to the open block's last instruction (which must
- * not trap: it then stands for what follows it too). False if the sums would overflow. */
-static bool charge_to_last(xlate *x)
+/* Charges the pending and current costs to instruction i, the open block's last one or a
+ * wide operation before its DATA (it must not trap: it then stands for what follows it
+ * too). False if the sums would overflow. */
+static bool charge_to(xlate *x, uint32_t i)
 {
     uint64_t cost = x->pending + x->cur;
-    uint32_t i = x->insn_count - 1;
     if ((uint64_t)x->insns[x->meter].a + cost > UINT32_MAX || x->icosts[i] + cost > UINT32_MAX)
         return false;
     x->icosts[i] += (uint32_t)cost;
@@ -542,11 +746,23 @@ static bool charge_to_last(xlate *x)
     return true;
 }
 
-/* `local.set idx` of operand slot `src`: retargets the instruction that produced it. */
-static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src)
+/* `local.set idx` (tee: local.tee) of operand slot `src`: retargets the instruction that
+ * produced it. One that can trap takes a local.set alone (code.h, "Peephole fusion"). */
+static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
 {
     wd_insn *l1 = tail(x, 1);
-    if (l1 == NULL || l1->a != src || !pure_producer(l1->op) || !charge_to_last(x))
+    uint32_t at = x->insn_count - 1;
+    if (l1 != NULL && l1->op == WD_OP_DATA && tail(x, 2) != NULL && wd_op_has_data(tail(x, 2)->op))
+        l1 = tail(x, 2), at--; /* a wide operation: its constant follows it */
+    if (l1 == NULL || l1->a != src)
+        return false;
+    bool traps = wd_op_traps_with_result(l1->op);
+    const uint32_t *op_cost = x->costs->op;
+    if (traps && (x->pending != 0 || (tee && op_cost[0x22] != op_cost[0x21])))
+        return false; /* only the set's cost may be refunded (0x21 local.set, 0x22 tee) */
+    if (!traps && !pure_producer(l1->op))
+        return false;
+    if (!charge_to(x, at))
         return false;
     l1->a = idx;
     return true;
@@ -555,43 +771,44 @@ static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src)
 /* The comparison-and-branch for comparison `op` (negated: jump when it is false). */
 static uint32_t branch_form(uint32_t op, bool negate)
 {
-    static const uint32_t cmp[][3] = {
-        /* comparison, its negation, the branch on it */
-        {WD_OP_I32_EQ, WD_OP_I32_NE, WD_OP_BR_I32_EQ},
-        {WD_OP_I32_NE, WD_OP_I32_EQ, WD_OP_BR_I32_NE},
-        {WD_OP_I32_LT_S, WD_OP_I32_GE_S, WD_OP_BR_I32_LT_S},
-        {WD_OP_I32_LT_U, WD_OP_I32_GE_U, WD_OP_BR_I32_LT_U},
-        {WD_OP_I32_GT_S, WD_OP_I32_LE_S, WD_OP_BR_I32_GT_S},
-        {WD_OP_I32_GT_U, WD_OP_I32_LE_U, WD_OP_BR_I32_GT_U},
-        {WD_OP_I32_LE_S, WD_OP_I32_GT_S, WD_OP_BR_I32_LE_S},
-        {WD_OP_I32_LE_U, WD_OP_I32_GT_U, WD_OP_BR_I32_LE_U},
-        {WD_OP_I32_GE_S, WD_OP_I32_LT_S, WD_OP_BR_I32_GE_S},
-        {WD_OP_I32_GE_U, WD_OP_I32_LT_U, WD_OP_BR_I32_GE_U},
+    /* the ten comparisons of each group in opcode order: eq ne lt_s lt_u gt_s gt_u le_s
+     * le_u ge_s ge_u, and the index of each one's negation */
+    static const uint8_t negation[10] = {1, 0, 8, 9, 6, 7, 4, 5, 2, 3};
+    static const uint32_t group[][2] = {
+        /* first comparison, first branch on it */
+        {WD_OP_I32_EQ, WD_OP_BR_I32_EQ},
+        {WD_OP_I32_EQ_I, WD_OP_BR_I32_EQ_I},
+        {WD_OP_I64_EQ, WD_OP_BR_I64_EQ},
+        {WD_OP_I64_EQ_I, WD_OP_BR_I64_EQ_I},
     };
-    bool imm = op >= WD_OP_I32_EQ_I && op <= WD_OP_I32_GE_U_I;
-    if (imm)
-        op = op - WD_OP_I32_EQ_I + WD_OP_I32_EQ; /* the _I forms follow the same order */
-    for (size_t k = 0; k < sizeof cmp / sizeof cmp[0]; k++) {
-        if (cmp[k][0] != op)
-            continue;
-        uint32_t target = negate ? cmp[k][1] : op;
-        for (size_t j = 0; j < sizeof cmp / sizeof cmp[0]; j++)
-            if (cmp[j][0] == target)
-                return imm ? cmp[j][2] - WD_OP_BR_I32_EQ + WD_OP_BR_I32_EQ_I : cmp[j][2];
+    for (size_t g = 0; g < WD_ARRAY_COUNT(group); g++) {
+        if (op >= group[g][0] && op < group[g][0] + 10) {
+            uint32_t k = op - group[g][0];
+            return group[g][1] + (negate ? negation[k] : k);
+        }
     }
     return 0;
 }
 
-/* Emits a branch on operand slot `cond` (when_true: jump if non-zero), fused with the
- * comparison or i32.eqz that computed it. */
-static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t cond, uint32_t *idx)
+/* Emits a branch on the popped condition at height h (when_true: jump if non-zero), fused
+ * with the comparison, eqz or i32.and of an immediate that computed it. */
+static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx)
 {
-    wd_insn *l1 = tail(x, 1);
+    uint32_t cond = slot(x, h);
+    wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
     if (l1 != NULL && l1->a == cond) {
         uint32_t b = l1->b, c = l1->c, op = l1->op;
-        if (op == WD_OP_I32_EQZ) {
+        if (op == WD_OP_I32_EQZ || op == WD_OP_I64_EQZ) {
+            bool wide = op == WD_OP_I64_EQZ;
             drop_last(x);
-            return emit(x, when_true ? WD_OP_BR_IF_Z : WD_OP_BR_IF_NZ, NONE, b, 0, idx);
+            return emit(x, when_true ? (wide ? WD_OP_BR_I64_Z : WD_OP_BR_IF_Z)
+                                     : (wide ? WD_OP_BR_I64_NZ : WD_OP_BR_IF_NZ),
+                        NONE, b, 0, idx);
+        }
+        if (op == WD_OP_I32_AND_I) {
+            drop_last(x);
+            return emit(x, when_true ? WD_OP_BR_I32_AND_NZ_I : WD_OP_BR_I32_AND_Z_I, NONE, b, c,
+                        idx);
         }
         uint32_t br = branch_form(op, !when_true);
         if (br != 0) {
@@ -599,6 +816,7 @@ static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t cond, uint3
             return emit(x, br, NONE, b, c, idx);
         }
     }
+    WD_TRY(operand(x, h, &cond));
     return emit(x, when_true ? WD_OP_BR_IF_NZ : WD_OP_BR_IF_Z, NONE, cond, 0, idx);
 }
 
@@ -649,9 +867,12 @@ static wd_status do_block(xlate *x, const wd_body_imm *im)
     f.live_in = x->live;
     f.label = f.fixups = f.else_fixup = NONE;
     uint32_t cond = 0;
+    /* every path into the block finds the values below it in their slots; an if's
+     * condition may stay lazy */
+    WD_TRY(materialize_range(x, 0, x->val_count - (f.kind == K_IF && x->val_count > 0)));
     if (f.kind == K_IF) {
         WD_TRY(pop(x, WD_I32, NULL));
-        cond = slot(x, x->val_count);
+        cond = x->val_count;
     }
     WD_TRY(pop_n(x, f.params, f.param_count));
     if (x->live && f.kind == K_LOOP) {
@@ -669,6 +890,7 @@ static wd_status do_else(xlate *x)
     if (top_frame(x)->kind != K_IF)
         return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "END opcode expected");
     frame f;
+    WD_TRY(materialize_top(x, top_frame(x)->result_count));
     WD_TRY(pop_ctrl(x, &f));
     if (x->live) {
         x->cur += (uint64_t)x->costs->branch_per_value * f.result_count;
@@ -692,6 +914,7 @@ static bool same_types(uint32_t n1, const uint8_t *t1, uint32_t n2, const uint8_
 static wd_status do_end(xlate *x)
 {
     frame f;
+    WD_TRY(materialize_top(x, top_frame(x)->result_count));
     WD_TRY(pop_ctrl(x, &f));
     if (f.kind == K_IF && !same_types(f.param_count, f.params, f.result_count, f.results))
         return invalid(x, "type mismatch in if: no else branch, but the results differ "
@@ -723,10 +946,28 @@ static wd_status do_end(xlate *x)
     return push_n(x, f.results, f.result_count);
 }
 
+/* The slot of the first of the n popped results at height h for a RETURN: a single
+ * result may be returned from the local it is lazily in; others are materialized. */
+static wd_status return_src(xlate *x, uint32_t h, uint32_t n, uint32_t *src)
+{
+    const lazy *l = n == 1 ? find_lazy(x, h) : NULL;
+    *src = slot(x, h);
+    if (l != NULL && l->kind == LZ_LOCAL) {
+        *src = l->local;
+        return WD_OK;
+    }
+    return materialize_range(x, h, h + n);
+}
+
 static wd_status do_end_func(xlate *x)
 {
     frame f;
+    uint32_t n = top_frame(x)->result_count, src = x->local_slots;
     WD_TRY(pop_ctrl(x, &f));
+    if (x->live && f.fixups == NONE)
+        WD_TRY(return_src(x, 0, n, &src));
+    else
+        WD_TRY(materialize_range(x, 0, n)); /* where the branches to the end left theirs */
     uint64_t ret = (uint64_t)x->costs->return_per_result * f.result_count;
     if (f.fixups != NONE) {
         WD_TRY(flush(x));
@@ -736,7 +977,7 @@ static wd_status do_end_func(xlate *x)
         WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
     } else if (x->live) {
         x->cur += ret;
-        WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
+        WD_TRY(emit(x, WD_OP_RETURN, src, f.result_count, 0, NULL));
     }
     x->live = false;
     x->cur = 0;
@@ -751,14 +992,15 @@ static wd_status do_br(xlate *x, uint32_t depth)
     uint32_t n = label_arity(f);
     WD_TRY(pop_n(x, label_types(f), n));
     if (x->live) {
-        uint32_t src = slot(x, x->val_count);
+        uint32_t h = x->val_count, src = slot(x, h);
         x->cur += (uint64_t)x->costs->branch_per_value * n;
         if (f->kind == K_FUNC) {
             /* to the function's end, whose return follows at once */
             x->cur += (uint64_t)x->costs->return_per_result * n;
+            WD_TRY(return_src(x, h, n, &src));
             WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
         } else {
-            WD_TRY(emit_moves(x, slot(x, f->height), src, n));
+            WD_TRY(move_values(x, slot(x, f->height), h, n));
             WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
         }
     }
@@ -766,19 +1008,13 @@ static wd_status do_br(xlate *x, uint32_t depth)
     return WD_OK;
 }
 
-static wd_status do_br_if(xlate *x, uint32_t depth)
+/* br_if to f's label carrying the n popped values below the popped condition at height
+ * `cond` (emitted before they are pushed back, which would forget lazy ones). */
+static wd_status emit_br_if(xlate *x, frame *f, uint32_t cond, uint32_t n)
 {
-    frame *f = NULL;
-    WD_TRY(get_label(x, depth, &f));
-    WD_TRY(pop(x, WD_I32, NULL));
-    uint32_t cond = slot(x, x->val_count);
-    uint32_t n = label_arity(f);
-    WD_TRY(pop_n(x, label_types(f), n));
-    WD_TRY(push_n(x, label_types(f), n));
-    if (!x->live)
-        return WD_OK;
-    uint32_t src = slot(x, x->val_count - n), dst = slot(x, f->height);
+    uint32_t h = cond - n, src = slot(x, h), dst = slot(x, f->height);
     uint64_t carry = (uint64_t)x->costs->branch_per_value * n;
+    WD_TRY(materialize_range(x, h, cond)); /* the fall-through edge keeps them in place */
     if ((n == 0 || src == dst) && carry == 0)
         return emit_branch(x, WD_OP_BR_IF_NZ, cond, f);
     /* the taken edge moves (and pays for) the values in a block of its own */
@@ -790,6 +1026,18 @@ static wd_status do_br_if(xlate *x, uint32_t depth)
     WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
     x->insns[skip].a = x->insn_count;
     return WD_OK;
+}
+
+static wd_status do_br_if(xlate *x, uint32_t depth)
+{
+    frame *f = NULL;
+    WD_TRY(get_label(x, depth, &f));
+    WD_TRY(pop(x, WD_I32, NULL));
+    uint32_t cond = x->val_count, n = label_arity(f);
+    WD_TRY(pop_n(x, label_types(f), n));
+    if (x->live)
+        WD_TRY(emit_br_if(x, f, cond, n));
+    return push_n(x, label_types(f), n);
 }
 
 /* Pops the label's types and pushes back what was popped (Unknown included), as in 2.0. */
@@ -807,9 +1055,13 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
     const uint32_t *labels = x->d->labels;
     frame *f = NULL;
     WD_TRY(pop(x, WD_I32, NULL));
-    uint32_t index = slot(x, x->val_count);
+    uint32_t h = x->val_count, index = 0;
     WD_TRY(get_label(x, im->y, &f));
     uint32_t arity = label_arity(f);
+    if (x->live) { /* before the checks below pop and push the values */
+        WD_TRY(materialize_range(x, h > arity ? h - arity : 0, h));
+        WD_TRY(operand(x, h, &index));
+    }
     for (uint32_t i = 0; i < im->count; i++) {
         frame *g = NULL;
         WD_TRY(get_label(x, labels[i], &g));
@@ -838,11 +1090,12 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
 
 static wd_status do_return(xlate *x)
 {
-    uint32_t n = x->type->result_count;
+    uint32_t n = x->type->result_count, src = 0;
     WD_TRY(pop_n(x, x->type->results, n));
     if (x->live) {
         x->cur += (uint64_t)x->costs->return_per_result * n;
-        WD_TRY(emit(x, WD_OP_RETURN, slot(x, x->val_count), n, 0, NULL));
+        WD_TRY(return_src(x, x->val_count, n, &src));
+        WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
     }
     terminate(x);
     return WD_OK;
@@ -868,8 +1121,12 @@ static wd_status do_call(xlate *x, const wd_body_imm *im)
                 x, "type mismatch in call_indirect: table %" PRIu32 " is not a funcref table",
                 table);
         ft = &m->types[im->x];
-        WD_TRY(pop(x, WD_I32, NULL));
     }
+    /* the arguments (and the element index) are read from consecutive slots; lazy
+     * operands below them stay lazy: a call cannot change this frame's locals */
+    WD_TRY(materialize_top(x, ft->param_count + (im->op == WD_OP_CALL ? 0 : 1)));
+    if (im->op != WD_OP_CALL)
+        WD_TRY(pop(x, WD_I32, NULL));
     WD_TRY(check_functype(x, ft));
     WD_TRY(pop_n(x, ft->params, ft->param_count));
     uint32_t base = slot(x, x->val_count);
@@ -896,7 +1153,7 @@ static bool is_ref(uint8_t t)
 
 static wd_status do_select(xlate *x, const wd_body_imm *im)
 {
-    uint8_t t1 = T_ANY, t2 = T_ANY;
+    uint8_t t1 = T_ANY, t2 = T_ANY, t = T_ANY;
     WD_TRY(pop(x, WD_I32, NULL));
     if (im->op == WD_OP_SELECT_T) {
         if (im->count != 1)
@@ -904,7 +1161,7 @@ static wd_status do_select(xlate *x, const wd_body_imm *im)
         WD_TRY(check_valtype(x, im->vt));
         WD_TRY(pop(x, im->vt, NULL));
         WD_TRY(pop(x, im->vt, NULL));
-        WD_TRY(push(x, im->vt));
+        t = im->vt;
     } else {
         WD_TRY(pop(x, T_ANY, &t1));
         WD_TRY(pop(x, T_ANY, &t2));
@@ -916,10 +1173,39 @@ static wd_status do_select(xlate *x, const wd_body_imm *im)
                            type_name(t2), type_name(t1));
         if (t1 != t2 && t1 != T_ANY && t2 != T_ANY)
             return invalid(x, "type mismatch in select: %s and %s", type_name(t2), type_name(t1));
-        WD_TRY(push(x, t1 == T_ANY ? t2 : t1));
+        t = t1 == T_ANY ? t2 : t1;
     }
-    if (x->live)
-        WD_TRY(emit(x, WD_OP_SELECT, top_slot(x), 1, 0, NULL));
+    uint32_t h = x->val_count, second = 0, cond = 0;
+    if (x->live) { /* before the push forgets lazy operands: the first operand is the
+                    * result's slot, the others are read where they are */
+        WD_TRY(materialize(x, h));
+        WD_TRY(operand(x, h + 1, &second));
+        WD_TRY(operand(x, h + 2, &cond));
+        WD_TRY(emit(x, WD_OP_SELECT, slot(x, h), second, cond, NULL));
+    }
+    return push(x, t);
+}
+
+/* local.set or (tee) local.tee of local idx to the popped value at height h. A tee leaves
+ * the value on the stack, lazily where it was lazy. The instruction that writes the local
+ * carries the cost of the set. */
+static wd_status set_local(xlate *x, uint32_t idx, uint32_t h, bool tee)
+{
+    WD_TRY(materialize_local(x, idx)); /* operands below that still read the old value */
+    lazy *l = find_lazy(x, h);
+    if (l == NULL) {
+        /* in its slot: retarget its producer, the value then lazily in the local */
+        if ((!tee || x->nlz < MAX_LAZY) && fold_local_set(x, idx, slot(x, h), tee)) {
+            bool lazied = !tee || make_lazy(x, h, LZ_LOCAL, idx, 0);
+            WD_ASSERT(lazied); /* room was checked, and folding implies fusion is on */
+            (void)lazied;
+            return WD_OK;
+        }
+        return emit(x, WD_OP_MOV, idx, slot(x, h), 0, NULL);
+    }
+    WD_TRY(move_value(x, idx, h)); /* nothing for local.get n; local.set n */
+    if (!tee)
+        forget_lazy(x, l);
     return WD_OK;
 }
 
@@ -940,7 +1226,11 @@ static wd_status do_variable(xlate *x, const wd_body_imm *im)
         if (!g->mut)
             return invalid(x, "global is immutable: global.set %" PRIu32, idx);
         WD_TRY(pop(x, g->type, NULL));
-        return x->live ? emit(x, WD_OP_GLOBAL_SET, slot(x, x->val_count), idx, 0, NULL) : WD_OK;
+        uint32_t src = 0;
+        if (!x->live)
+            return WD_OK;
+        WD_TRY(operand(x, x->val_count, &src));
+        return emit(x, WD_OP_GLOBAL_SET, src, idx, 0, NULL);
     }
     if (idx >= x->local_slots)
         return invalid(x, "unknown local %" PRIu32, idx);
@@ -948,15 +1238,23 @@ static wd_status do_variable(xlate *x, const wd_body_imm *im)
     t = idx < params ? x->type->params[idx] : x->local_types[idx - params];
     if (im->op == WD_OP_LOCAL_GET) {
         WD_TRY(push(x, t));
-        return x->live ? emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL) : WD_OK;
+        if (!x->live || make_lazy(x, x->val_count - 1, LZ_LOCAL, idx, 0))
+            return WD_OK;
+        return emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL);
     }
     WD_TRY(pop(x, t, NULL));
-    uint32_t src = slot(x, x->val_count); /* the value stays there for local.tee */
-    if (im->op == WD_OP_LOCAL_TEE)
-        WD_TRY(push(x, t));
-    if (x->live && im->op == WD_OP_LOCAL_SET && fold_local_set(x, idx, src))
+    uint32_t h = x->val_count;
+    if (x->live)
+        WD_TRY(set_local(x, idx, h, im->op == WD_OP_LOCAL_TEE));
+    if (im->op != WD_OP_LOCAL_TEE)
         return WD_OK;
-    return x->live ? emit(x, WD_OP_MOV, idx, src, 0, NULL) : WD_OK;
+    /* the value goes back where it was: keep it lazy if it is */
+    const lazy *l = find_lazy(x, h);
+    lazy keep = l != NULL ? *l : (lazy){.h = NONE};
+    WD_TRY(push(x, t));
+    if (keep.h != NONE)
+        x->lz[x->nlz++] = keep;
+    return WD_OK;
 }
 
 static wd_status need_table(xlate *x, uint32_t idx, uint8_t *elem)
@@ -985,6 +1283,7 @@ static wd_status do_table(xlate *x, const wd_body_imm *im)
 {
     uint8_t t = 0, t2 = 0;
     uint32_t a, b = 0;
+    WD_TRY(materialize_top(x, 3)); /* table operands are read from consecutive slots */
     if (im->op != WD_OP_ELEM_DROP)
         WD_TRY(need_table(x, im->x, &t));
     switch (im->op) {
@@ -1047,6 +1346,9 @@ static wd_status need_memory(xlate *x)
 static wd_status do_memory(xlate *x, const wd_body_imm *im)
 {
     uint32_t a, b = 0;
+    bool bulk = im->op == WD_OP_MEMORY_FILL || im->op == WD_OP_MEMORY_COPY ||
+                im->op == WD_OP_MEMORY_INIT;
+    WD_TRY(materialize_top(x, bulk ? 3 : im->op == WD_OP_MEMORY_GROW ? 1 : 0));
     if (im->op != WD_OP_DATA_DROP)
         WD_TRY(need_memory(x));
     if (im->op == WD_OP_MEMORY_INIT || im->op == WD_OP_DATA_DROP) {
@@ -1075,39 +1377,83 @@ static wd_status do_memory(xlate *x, const wd_body_imm *im)
     return x->live ? emit(x, im->op, a, b, 0, NULL) : WD_OK;
 }
 
+/* The fused forms of memory instruction op (ops.def): k = 0 the address from an i32.add,
+ * 1 from an i32.add of an immediate, 2 a constant value (stores); 0 where there is none. */
+static uint32_t mem_form(uint32_t op, int k)
+{
+    static const uint32_t forms[][4] = {
+        {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
+        {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
+        {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
+        {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
+        {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
+        {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
+        {WD_OP_I64_LOAD32_U, WD_OP_I64_LOAD32_U_RR, WD_OP_I64_LOAD32_U_RI, 0},
+        {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
+        {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
+        {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
+        {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
+        {WD_OP_I64_STORE32, WD_OP_I64_STORE32_RR, WD_OP_I64_STORE32_RI, 0},
+    };
+    for (size_t i = 0; i < WD_ARRAY_COUNT(forms); i++)
+        if (forms[i][0] == op)
+            return forms[i][k + 1];
+    return 0;
+}
+
+/* A memory instruction with offset 0 whose address (the popped operand at height h, in
+ * its slot) the open block's last instruction computed with an i32.add (rr, its fused form
+ * then) or an i32.add of an immediate (ri): the add goes into it (*op the fused form, *b
+ * and *c the add's operands); else nothing changes. A form 0: none. */
+static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t rr, uint32_t ri,
+                         uint32_t *op, uint32_t *b, uint32_t *c)
+{
+    wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
+    if (offset != 0 || l1 == NULL || l1->a != slot(x, h))
+        return;
+    uint32_t f = l1->op == WD_OP_I32_ADD ? rr : l1->op == WD_OP_I32_ADD_I ? ri : 0;
+    if (f == 0)
+        return;
+    *op = f;
+    *b = l1->b;
+    *c = l1->c;
+    drop_last(x);
+}
+
 static wd_status do_memop(xlate *x, const wd_body_imm *im)
 {
     const wd_opinfo *info = &wd_op_info[im->op];
     WD_TRY(need_memory(x));
     if (im->align > info->t2)
         return invalid(x, "alignment must not be larger than natural");
-    uint32_t offset = (uint32_t)im->value;
+    uint32_t offset = (uint32_t)im->value, addr = 0, val = 0, imm = 0, op = im->op;
     if (info->kind == WD_KIND_LOAD) {
         WD_TRY(pop(x, WD_I32, NULL));
-        WD_TRY(push(x, info->t1));
-        if (!x->live)
-            return WD_OK;
-        uint32_t s = top_slot(x), addr = s;
-        wd_insn *l1 = tail(x, 1);
-        if (local_copy(x, l1, s))
-            addr = l1->b, drop_last(x);
-        return emit(x, im->op, s, addr, offset, NULL);
+        uint32_t h = x->val_count, c = offset;
+        if (x->live) {
+            WD_TRY(operand(x, h, &addr));
+            fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
+            WD_TRY(emit(x, op, slot(x, h), addr, c, NULL));
+        }
+        return push(x, info->t1);
     }
     WD_TRY(pop(x, info->t1, NULL));
     WD_TRY(pop(x, WD_I32, NULL));
     if (!x->live)
         return WD_OK;
-    uint32_t s = slot(x, x->val_count), addr = s, val = s + 1;
-    wd_insn *l1 = tail(x, 1);
-    bool vfold = local_copy(x, l1, s + 1);
-    wd_insn *adef = vfold ? tail(x, 2) : l1;
-    bool afold = local_copy(x, adef, s);
-    uint32_t from = afold ? adef->b : s;
-    if (vfold)
-        val = l1->b, drop_last(x);
-    if (afold)
-        addr = from, drop_last(x);
-    return emit(x, im->op, addr, val, offset, NULL);
+    uint32_t h = x->val_count, c = offset;
+    WD_TRY(operand(x, h, &addr));
+    if (mem_form(op, 2) != 0 && operand_imm(x, h + 1, info->t1, &imm)) {
+        uint32_t rri = op == WD_OP_I32_STORE ? WD_OP_I32_STORE_RRI
+                       : op == WD_OP_I32_STORE8 ? WD_OP_I32_STORE8_RRI
+                                                : 0;
+        op = mem_form(op, 2);
+        fuse_address(x, h, offset, rri, 0, &op, &addr, &c);
+        return emit(x, op, addr, imm, c, NULL);
+    }
+    WD_TRY(operand(x, h + 1, &val));
+    fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
+    return emit(x, op, addr, val, c, NULL);
 }
 
 static wd_status do_numeric(xlate *x, const wd_body_imm *im)
@@ -1116,17 +1462,14 @@ static wd_status do_numeric(xlate *x, const wd_body_imm *im)
     WD_TRY(pop(x, info->t1, NULL));
     if (info->kind == WD_KIND_BIN)
         WD_TRY(pop(x, info->t1, NULL));
-    WD_TRY(push(x, info->t2));
-    if (!x->live)
-        return WD_OK;
-    uint32_t s = top_slot(x);
-    if (info->kind == WD_KIND_BIN)
-        return emit_binary(x, im->op, info->t1, s);
-    wd_insn *l1 = tail(x, 1);
-    uint32_t src = s;
-    if (local_copy(x, l1, s))
-        src = l1->b, drop_last(x);
-    return emit(x, im->op, s, src, 0, NULL);
+    uint32_t h = x->val_count, src = 0;
+    if (x->live && info->kind == WD_KIND_BIN)
+        WD_TRY(emit_binary(x, im->op, info->t1, h));
+    else if (x->live) {
+        WD_TRY(operand(x, h, &src));
+        WD_TRY(emit(x, im->op, slot(x, h), src, 0, NULL));
+    }
+    return push(x, info->t2); /* after the operands are read: it forgets lazy ones */
 }
 
 static wd_status do_const(xlate *x, const wd_body_imm *im)
@@ -1134,7 +1477,9 @@ static wd_status do_const(xlate *x, const wd_body_imm *im)
     uint8_t t = wd_op_info[im->op].t1;
     uint32_t idx = 0;
     WD_TRY(push(x, t));
-    if (!x->live)
+    bool narrow = t == WD_I32 || t == WD_F32;
+    if (!x->live || make_lazy(x, x->val_count - 1, narrow ? LZ_CONST32 : LZ_CONST64, 0,
+                              narrow ? (uint32_t)im->value : im->value))
         return WD_OK;
     if (t == WD_I32 || t == WD_F32)
         return emit(x, WD_OP_CONST32, top_slot(x), (uint32_t)im->value, 0, NULL);
@@ -1155,6 +1500,7 @@ static wd_status do_ref(xlate *x, const wd_body_imm *im)
         if (!is_ref(t))
             return invalid(x, "type mismatch in ref.is_null: expected a reference, got %s",
                            type_name(t));
+        WD_TRY(materialize(x, x->val_count));
         WD_TRY(push(x, WD_I32));
         return x->live ? emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL) : WD_OK;
     default: /* ref.func */
@@ -1345,6 +1691,7 @@ static wd_status store_code(xlate *x)
     c->result_slots = x->type->result_count;
     c->max_slots = WD_MAX(x->local_slots + x->max_height, c->result_slots);
     c->wasm_insn_count = x->wasm_insn_count;
+    c->set_cost = x->costs->op[wd_cost_index(0, 0x21)]; /* local.set */
     x->m->funcs[x->func_idx].code = c;
     return WD_OK;
 }

@@ -16,14 +16,10 @@ enum { SCAN_BLOCK, SCAN_IF, SCAN_ELSE };
 
 /* ---- decoding ------------------------------------------------------------------------ */
 
-/* wd_read_u32 with its temporary initialised: GCC cannot see that wd_fail never returns
- * WD_OK and warns about it (-Wmaybe-uninitialized) once everything is inlined. */
-static wd_status read_u32(wd_reader *r, uint32_t *out)
+/* One-byte numbers are read inline (reader.h), the rest out of line. */
+WD_INLINE wd_status read_u32(wd_reader *r, uint32_t *out)
 {
-    uint64_t v = 0;
-    WD_TRY(wd_read_uleb(r, 32, &v));
-    *out = (uint32_t)v;
-    return WD_OK;
+    return wd_read_u32(r, out);
 }
 
 static wd_status malformed_at(wd_reader *r, size_t at, const char *msg)
@@ -91,7 +87,7 @@ static wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
     return WD_OK;
 }
 
-static wd_status read_memarg(wd_reader *r, wd_body_imm *im)
+WD_INLINE wd_status read_memarg(wd_reader *r, wd_body_imm *im)
 {
     size_t at = r->pos;
     uint32_t offset = 0;
@@ -233,30 +229,141 @@ static wd_status decode_imm(wd_body_dec *d, wd_body_imm *im, size_t at)
     }
 }
 
+/* Classes of immediates. Those decoded inline (local.*, global.*, call, br, br_if,
+ * i32.const, loads and stores, numeric operations) cover 95% of the instructions of the
+ * tx-kernel and of bench's big.wasm; the rest go through decode_imm. */
+enum { IM_NONE, IM_INDEX, IM_MEMARG, IM_I32, IM_OTHER };
+
+enum {
+#define OP(name, prefix, code, text, kind, t1, t2) CODE_##name = (prefix) << 8 | (code),
+#define IOP(name, text)
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+};
+
+#define IS_CODE(c, n1, n2, n3, n4)                                                                 \
+    ((c) == CODE_##n1 || (c) == CODE_##n2 || (c) == CODE_##n3 || (c) == CODE_##n4)
+#define IMM_CLASS(code, kind)                                                                      \
+    ((kind) == WD_KIND_LOAD || (kind) == WD_KIND_STORE ? IM_MEMARG                                 \
+     : (kind) == WD_KIND_UN || (kind) == WD_KIND_BIN   ? IM_NONE                                   \
+     : IS_CODE(code, NOP, END, ELSE, DROP) ||                                                      \
+             IS_CODE(code, SELECT, RETURN, UNREACHABLE, REF_IS_NULL)                               \
+         ? IM_NONE                                                                                 \
+     : IS_CODE(code, LOCAL_GET, LOCAL_SET, LOCAL_TEE, GLOBAL_GET) ||                               \
+             IS_CODE(code, GLOBAL_SET, CALL, BR, BR_IF)                                            \
+         ? IM_INDEX                                                                                \
+     : (code) == CODE_I32_CONST ? IM_I32                                                           \
+                                : IM_OTHER)
+
+/* ops.def spells the prefix 0 or 0xFC: pasted onto a name, it selects a maker of a case
+ * of wd_validate_decode_insn's switch (single-byte opcodes) or of an entry of op_of_fc. */
+#define BYTE_CASE_0(name, code, kind)                                                              \
+    case code:                                                                                     \
+        im->op = WD_OP_##name;                                                                     \
+        cls = IMM_CLASS(code, WD_KIND_##kind);                                                     \
+        break;
+#define BYTE_CASE_0xFC(name, code, kind)
+#define FC_ENTRY_0(name, code)
+#define FC_ENTRY_0xFC(name, code) [code] = WD_OP_##name + 1,
+
+/* The opcode plus one of each 0xFC instruction, by sub-opcode; 0 for none. */
+enum { FC_CODES = 32 };
+static const uint16_t op_of_fc[FC_CODES] = {
+#define OP(name, prefix, code, text, kind, t1, t2) FC_ENTRY_##prefix(name, code)
+#define IOP(name, text)
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+};
+
+/* An illegal opcode, or an instruction with the 0xFC prefix, at `at` (`b` read). */
+static WD_NOINLINE wd_status decode_prefixed(wd_body_dec *d, wd_body_imm *im, uint8_t b, size_t at)
+{
+    wd_reader *r = &d->r;
+    uint32_t code = 0;
+    if (b == 0xFD)
+        return malformed_at(r, at, "SIMD not supported yet");
+    if (b != 0xFC)
+        return wd_fail(r->err, WD_ERR_MALFORMED, at, "illegal opcode 0x%02x", (unsigned)b);
+    WD_TRY(read_u32(r, &code));
+    if (code >= FC_CODES || op_of_fc[code] == 0)
+        return wd_fail(r->err, WD_ERR_MALFORMED, at, "illegal opcode 0xfc %" PRIu32, code);
+    im->op = op_of_fc[code] - 1u;
+    return decode_imm(d, im, at);
+}
+
+/* The slow paths of wd_validate_decode_insn, out of line so that its fast paths need no
+ * stack frame. */
+static WD_NOINLINE wd_status read_index(wd_reader *r, wd_body_imm *im)
+{
+    return read_u32(r, &im->x);
+}
+
+static WD_NOINLINE wd_status read_i32(wd_reader *r, wd_body_imm *im)
+{
+    int64_t v = 0;
+    WD_TRY(wd_read_sleb(r, 32, &v));
+    im->value = (uint32_t)v;
+    return WD_OK;
+}
+
+static WD_NOINLINE wd_status read_memarg_long(wd_reader *r, wd_body_imm *im)
+{
+    return read_memarg(r, im);
+}
+
+/* The common cases are tested inline: immediates of one byte each (a small index or
+ * constant; a memarg of small alignment and offset). A switch on the opcode byte, where
+ * each case sets a constant class, compiles to one indirect jump straight to the code of
+ * the class (no table load on the way: this runs once per instruction). */
 wd_status wd_validate_decode_insn(wd_body_dec *d, wd_body_imm *im)
 {
     wd_reader *r = &d->r;
-    size_t at = r->pos;
-    uint8_t b = 0;
+    const uint8_t *p = r->base;
+    size_t at = r->pos, end = r->end, next = at + 1;
+    unsigned cls;
     memset(im, 0, sizeof *im);
-    WD_TRY(wd_read_u8(r, &b));
-    uint32_t prefix = 0, code = b;
-    if (b == 0xFD)
-        return malformed_at(r, at, "SIMD not supported yet");
-    if (b == 0xFC) {
-        prefix = 0xFC;
-        WD_TRY(read_u32(r, &code));
+    if (WD_UNLIKELY(at >= end))
+        return wd_read_eof(r);
+    r->pos = next;
+    switch (p[at]) {
+#define OP(name, prefix, code, text, kind, t1, t2) BYTE_CASE_##prefix(name, code, kind)
+#define IOP(name, text)
+#include "decode/ops.def"
+#undef OP
+#undef IOP
+    default:
+        return decode_prefixed(d, im, p[at], at);
     }
-    im->op = wd_op_decode(prefix, code);
-    if (im->op == WD_OP_COUNT) {
-        if (prefix != 0)
-            return wd_fail(r->err, WD_ERR_MALFORMED, at, "illegal opcode 0xfc %" PRIu32, code);
-        return wd_fail(r->err, WD_ERR_MALFORMED, at, "illegal opcode 0x%02x", (unsigned)code);
+    switch (cls) {
+    case IM_NONE:
+        return WD_OK;
+    case IM_INDEX:
+        if (WD_LIKELY(next < end) && p[next] < 0x80) {
+            im->x = p[next];
+            r->pos = next + 1;
+            return WD_OK;
+        }
+        return read_index(r, im);
+    case IM_MEMARG:
+        if (WD_LIKELY(end - next >= 2) && p[next] <= 32 && p[next + 1] < 0x80) {
+            im->align = p[next];
+            im->value = p[next + 1];
+            r->pos = next + 2;
+            return WD_OK;
+        }
+        return read_memarg_long(r, im);
+    case IM_I32:
+        if (WD_LIKELY(next < end) && p[next] < 0x80) {
+            im->value = (uint32_t)(p[next] ^ 0x40u) - 0x40u; /* bit 6 is the sign */
+            r->pos = next + 1;
+            return WD_OK;
+        }
+        return read_i32(r, im);
+    default:
+        return decode_imm(d, im, at);
     }
-    uint8_t kind = wd_op_info[im->op].kind;
-    if (kind == WD_KIND_LOAD || kind == WD_KIND_STORE)
-        return read_memarg(r, im);
-    return decode_imm(d, im, at);
 }
 
 /* Skips the local declarations (already read by the module reader). */

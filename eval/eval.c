@@ -114,7 +114,7 @@ wd_status wd_eval_invoke(wd_thread *t, wd_func *f, const wd_val *args, wd_error 
     } else {
         for (uint32_t k = code->param_slots; k < code->local_slots; k++)
             t->stack[k].u64 = 0;
-        t->frames[0] = (wd_frame){.func = f, .ip = code->insns, .fp = t->stack};
+        t->frames[0] = (wd_frame){.func = f, .ip = code->insns, .fp = t->stack, .base = code->insns};
         t->frame_count = 1;
         t->state = WD_THREAD_PAUSED;
         if (t->hooks != NULL && t->hooks->call != NULL)

@@ -9,9 +9,10 @@
 #include "link/runtime.h"
 
 typedef struct wd_frame {
-    wd_func *func;      /* the wasm function running in this frame */
-    const wd_insn *ip;  /* where it resumes (for the top frame: saved by SYNC) */
-    wd_val *fp;         /* its slot 0 */
+    wd_func *func;        /* the wasm function running in this frame */
+    const wd_insn *ip;    /* where it resumes (for the top frame: saved by SYNC) */
+    wd_val *fp;           /* its slot 0 */
+    const wd_insn *base;  /* func->code->insns, for the interpreter's returns */
 } wd_frame;
 
 enum { WD_THREAD_IDLE, WD_THREAD_PAUSED };
@@ -29,8 +30,16 @@ struct wd_thread {
     const wd_costs *costs; /* dynamic costs (bulk bytes, grow pages); static ones are in code */
     const wd_hooks *hooks; /* NULL: none */
     bool single_step;     /* stop (WD_PAUSED) after every instruction */
-    volatile int pending; /* set asynchronously to make the thread stop (WD_PAUSED) at the
-                             next block boundary or call */
+    /* Read together (`brake`, non-zero for either) at every block boundary, so the fast
+     * path tests one word: */
+    union {
+        volatile uint16_t brake;
+        struct {
+            volatile uint8_t pending; /* set asynchronously to make the thread stop
+                                         (WD_PAUSED) at the next block boundary or call */
+            volatile uint8_t slow;    /* the interpreter's: it is in its slow mode */
+        };
+    };
 
     int state;            /* WD_THREAD_IDLE or WD_THREAD_PAUSED (an invocation in flight) */
     /* The call stack when the last invocation trapped, was exhausted or had a host function

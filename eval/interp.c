@@ -227,13 +227,13 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
 #if WD_USE_GOTO
 #define JUMP()     goto *tbl[ip->op]
 #define CASE(name) L_##name:
-#define SET_SLOW() (slow = true, tbl = slow_labels)
-#define SET_FAST() (slow = false, tbl = fast_labels)
+#define SET_SLOW() (t->slow = 1, tbl = slow_labels)
+#define SET_FAST() (t->slow = 0, tbl = fast_labels)
 #else
 #define JUMP()     goto loop_top
 #define CASE(name) case WD_OP_##name:
-#define SET_SLOW() (slow = true)
-#define SET_FAST() (slow = false)
+#define SET_SLOW() (t->slow = 1)
+#define SET_FAST() (t->slow = 0)
 #endif
 #define NEXT()                                                                                     \
     do {                                                                                           \
@@ -247,9 +247,9 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
 #define GO_BLOCK(p)                                                                                \
     do {                                                                                           \
         ip = (p);                                                                                  \
-        if (WD_UNLIKELY(slow))                                                                     \
-            JUMP();                                                                                \
-        if (WD_UNLIKELY(remaining < ip->a || t->pending)) {                                        \
+        if (WD_UNLIKELY(remaining < ip->a || t->brake)) {                                          \
+            if (t->slow)                                                                           \
+                JUMP(); /* the METER runs as an instruction */                                     \
             SET_SLOW();                                                                            \
             goto meter_slow;                                                                       \
         }                                                                                          \
@@ -299,10 +299,11 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
     }
 #define BINOP(name, put, expr) UNOP(name, put, expr)
 
-#define LOAD(name, width, T, put, conv)                                                            \
+#define LOAD(name, width, T, put, conv) LOAD_AT(name, (uint64_t)U32(B) + C, width, T, put, conv)
+#define LOAD_AT(name, ea, width, T, put, conv)                                                     \
     CASE(name)                                                                                     \
     {                                                                                              \
-        uint64_t ea_ = (uint64_t)U32(B) + C;                                                       \
+        uint64_t ea_ = (ea);                                                                       \
         if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
             TRAP(WD_TRAP_MEMORY_OOB);                                                              \
         T v_;                                                                                      \
@@ -311,10 +312,11 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         NEXT();                                                                                    \
     }
 
-#define STORE(name, width, T, val)                                                                 \
+#define STORE(name, width, T, val) STORE_AT(name, (uint64_t)U32(A) + C, width, T, val)
+#define STORE_AT(name, ea, width, T, val)                                                          \
     CASE(name)                                                                                     \
     {                                                                                              \
-        uint64_t ea_ = (uint64_t)U32(A) + C;                                                       \
+        uint64_t ea_ = (ea);                                                                       \
         if (WD_UNLIKELY(ea_ + (width) > mem_size))                                                 \
             TRAP(WD_TRAP_MEMORY_OOB);                                                              \
         T v_ = (T)(val);                                                                           \
@@ -332,6 +334,40 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         fp[A].u64 = r_;                                                                            \
         NEXT();                                                                                    \
     }
+
+/* The call of `callee` with its frame at `nfp` (kind_: WD_CALL_*), from the instruction
+ * at ip: pushes the frame and charges the entry METER, or goes to host_call (a host
+ * function is heard as WD_CALL_HOST however it is called). Expanded in
+ * each call instruction, so that callee and nfp stay in registers. The loop zeroing the
+ * declared locals has an empty asm in it, lest the compiler make it a memset call. */
+#define ENTER_CALL(kind_)                                                                          \
+    do {                                                                                           \
+        frame->ip = ip + 1; /* the return address */                                               \
+        const wd_code *cc_ = callee->code;                                                         \
+        if (WD_UNLIKELY(cc_ == NULL))                                                              \
+            goto host_call;                                                                        \
+        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots))  \
+            goto exhausted;                                                                        \
+        for (wd_val *z_ = nfp + cc_->param_slots, *e_ = nfp + cc_->local_slots; z_ < e_; z_++) {   \
+            z_->u64 = 0;                                                                           \
+            __asm__("" : "+r"(z_));                                                                \
+        }                                                                                          \
+        frame++;                                                                                   \
+        frame->func = callee;                                                                      \
+        frame->fp = nfp;                                                                           \
+        base = cc_->insns;                                                                         \
+        frame->base = base;                                                                        \
+        fp = nfp;                                                                                  \
+        if (callee->inst != inst) {                                                                \
+            inst = callee->inst;                                                                   \
+            RELOAD_MEM();                                                                          \
+        }                                                                                          \
+        if (WD_UNLIKELY(hooks != NULL)) {                                                          \
+            SAVE(base);                                                                            \
+            hook_call(t, callee, (kind_));                                                         \
+        }                                                                                          \
+        GO_BLOCK(base); /* the entry METER */                                                      \
+    } while (0)
 
 wd_status wd_interp_run(wd_thread *t, wd_error *err)
 {
@@ -391,11 +427,9 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
     uint8_t *mem;
     uint64_t mem_size;
     RELOAD_MEM();
-    bool slow;
     wd_trap trap;
     wd_func *callee;
     wd_val *nfp;
-    wd_call_kind kind;
 
     /* Always start slow: a resume may land mid-block, where nothing is prepaid. */
     SET_SLOW();
@@ -407,7 +441,7 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
 L_SLOW:
 #else
 loop_top:
-    if (WD_UNLIKELY(slow)) {
+    if (WD_UNLIKELY(t->slow)) {
 #endif
     if (t->single_step && stepped)
         goto stop_paused;
@@ -486,27 +520,36 @@ loop_top:
             goto finished;
         frame--;
         fp = frame->fp;
-        base = frame->func->code->insns;
-        inst = frame->func->inst;
-        RELOAD_MEM(); /* the callee may have grown it */
+        base = frame->base;
+        if (WD_UNLIKELY(frame->func->inst != inst)) {
+            /* within an instance, mem and mem_size follow memory.grow and host calls */
+            inst = frame->func->inst;
+            RELOAD_MEM();
+        }
         GO_BLOCK(frame->ip); /* the METER after the call */
     }
     CASE(CALL)
     {
         callee = inst->funcs[A];
         nfp = fp + B;
-        kind = WD_CALL_DIRECT;
-        goto do_call;
+        ENTER_CALL(WD_CALL_DIRECT);
     }
     CASE(CALL_INDIRECT)
     {
-        target r = indirect_target(inst, fp, ip);
-        if (WD_UNLIKELY(r.trap != WD_TRAP_NONE))
-            TRAP(r.trap);
-        callee = r.f;
+        /* the common case inline: an element of the very type named (types of one module
+         * are distinct objects); indirect_target does the rest and names the traps */
+        const wd_functype *want = &inst->module->types[A];
+        const wd_table *tab = inst->tables[C];
+        uint32_t i = U32(B + wd_eval_type_slots(want->params, want->param_count));
+        callee = i < tab->size ? (wd_func *)(uintptr_t)tab->elems[i] : NULL;
+        if (WD_UNLIKELY(callee == NULL || callee->type != want)) {
+            target r = indirect_target(inst, fp, ip);
+            if (WD_UNLIKELY(r.trap != WD_TRAP_NONE))
+                TRAP(r.trap);
+            callee = r.f;
+        }
         nfp = fp + B;
-        kind = WD_CALL_INDIRECT;
-        goto do_call;
+        ENTER_CALL(WD_CALL_INDIRECT);
     }
 
     /* ---- moves and constants ---- */
@@ -533,13 +576,8 @@ loop_top:
     }
     CASE(SELECT)
     {
-        if (B == 1) {
-            if (U32(A + 2) == 0)
-                fp[A] = fp[A + 1];
-        } else if (U32(A + 4) == 0) {
-            fp[A] = fp[A + 2];
-            fp[A + 1] = fp[A + 3];
-        }
+        if (U32(C) == 0)
+            fp[A] = fp[B];
         NEXT();
     }
     CASE(GLOBAL_GET)
@@ -669,6 +707,41 @@ loop_top:
     STORE(I64_STORE8, 1, uint8_t, U64(B))
     STORE(I64_STORE16, 2, uint16_t, U64(B))
     STORE(I64_STORE32, 4, uint32_t, U64(B))
+    /* fused: the address an i32.add computed (code.h) */
+#define EA_RR ((uint64_t)(uint32_t)(U32(B) + U32(C)))
+#define EA_RI ((uint64_t)(uint32_t)(U32(B) + C))
+#define EA_SRR ((uint64_t)(uint32_t)(U32(A) + U32(C)))
+#define EA_SRI ((uint64_t)(uint32_t)(U32(A) + C))
+    LOAD_AT(I32_LOAD_RR, EA_RR, 4, uint32_t, PUT32, v_)
+    LOAD_AT(I32_LOAD8_S_RR, EA_RR, 1, uint8_t, PUT32, sext32(v_, 8))
+    LOAD_AT(I32_LOAD8_U_RR, EA_RR, 1, uint8_t, PUT32, v_)
+    LOAD_AT(I32_LOAD16_S_RR, EA_RR, 2, uint16_t, PUT32, sext32(v_, 16))
+    LOAD_AT(I32_LOAD16_U_RR, EA_RR, 2, uint16_t, PUT32, v_)
+    LOAD_AT(I64_LOAD_RR, EA_RR, 8, uint64_t, PUT64, v_)
+    LOAD_AT(I64_LOAD32_U_RR, EA_RR, 4, uint32_t, PUT64, v_)
+    LOAD_AT(I32_LOAD_RI, EA_RI, 4, uint32_t, PUT32, v_)
+    LOAD_AT(I32_LOAD8_S_RI, EA_RI, 1, uint8_t, PUT32, sext32(v_, 8))
+    LOAD_AT(I32_LOAD8_U_RI, EA_RI, 1, uint8_t, PUT32, v_)
+    LOAD_AT(I32_LOAD16_S_RI, EA_RI, 2, uint16_t, PUT32, sext32(v_, 16))
+    LOAD_AT(I32_LOAD16_U_RI, EA_RI, 2, uint16_t, PUT32, v_)
+    LOAD_AT(I64_LOAD_RI, EA_RI, 8, uint64_t, PUT64, v_)
+    LOAD_AT(I64_LOAD32_U_RI, EA_RI, 4, uint32_t, PUT64, v_)
+    STORE_AT(I32_STORE_RR, EA_SRR, 4, uint32_t, U32(B))
+    STORE_AT(I32_STORE8_RR, EA_SRR, 1, uint8_t, U32(B))
+    STORE_AT(I32_STORE16_RR, EA_SRR, 2, uint16_t, U32(B))
+    STORE_AT(I64_STORE_RR, EA_SRR, 8, uint64_t, U64(B))
+    STORE_AT(I64_STORE32_RR, EA_SRR, 4, uint32_t, U64(B))
+    STORE_AT(I32_STORE_RI, EA_SRI, 4, uint32_t, U32(B))
+    STORE_AT(I32_STORE8_RI, EA_SRI, 1, uint8_t, U32(B))
+    STORE_AT(I32_STORE16_RI, EA_SRI, 2, uint16_t, U32(B))
+    STORE_AT(I64_STORE_RI, EA_SRI, 8, uint64_t, U64(B))
+    STORE_AT(I64_STORE32_RI, EA_SRI, 4, uint32_t, U64(B))
+    STORE_AT(I32_STORE_RRI, EA_SRR, 4, uint32_t, B)
+    STORE_AT(I32_STORE8_RRI, EA_SRR, 1, uint8_t, B)
+    STORE(I32_STORE_I, 4, uint32_t, B)
+    STORE(I32_STORE8_I, 1, uint8_t, B)
+    STORE(I32_STORE16_I, 2, uint16_t, B)
+    STORE(I64_STORE_I, 8, uint64_t, (uint64_t)(int64_t)(int32_t)B)
 
     CASE(MEMORY_SIZE)
     {
@@ -875,6 +948,34 @@ loop_top:
     BINOP(I64_SHL_I, PUT64, U64(B) << (C & 63))
     BINOP(I64_SHR_S_I, PUT64, shr_s64(U64(B), C))
     BINOP(I64_SHR_U_I, PUT64, U64(B) >> (C & 63))
+#define WIDE(name, expr)                                                                           \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t k_ = ip[1].bc; /* the DATA after it */                                            \
+        PUT64(expr);                                                                               \
+        ip += 2;                                                                                   \
+        JUMP();                                                                                    \
+    }
+    WIDE(I64_ADD_W, U64(B) + k_)
+    WIDE(I64_SUB_W, U64(B) - k_)
+    WIDE(I64_MUL_W, U64(B) * k_)
+    WIDE(I64_AND_W, U64(B) & k_)
+    WIDE(I64_OR_W, U64(B) | k_)
+    WIDE(I64_XOR_W, U64(B) ^ k_)
+    BINOP(I32_ROTL_I, PUT32, rotl32(U32(B), C))
+    BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
+    BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))
+    BINOP(I64_ROTR_I, PUT64, rotr64(U64(B), C))
+    BINOP(I64_EQ_I, PUT32, U64(B) == IMM64)
+    BINOP(I64_NE_I, PUT32, U64(B) != IMM64)
+    BINOP(I64_LT_S_I, PUT32, S64(B) < (int64_t)IMM64)
+    BINOP(I64_LT_U_I, PUT32, U64(B) < IMM64)
+    BINOP(I64_GT_S_I, PUT32, S64(B) > (int64_t)IMM64)
+    BINOP(I64_GT_U_I, PUT32, U64(B) > IMM64)
+    BINOP(I64_LE_S_I, PUT32, S64(B) <= (int64_t)IMM64)
+    BINOP(I64_LE_U_I, PUT32, U64(B) <= IMM64)
+    BINOP(I64_GE_S_I, PUT32, S64(B) >= (int64_t)IMM64)
+    BINOP(I64_GE_U_I, PUT32, U64(B) >= IMM64)
 
 #define BRCMP(name, cond)                                                                          \
     CASE(name)                                                                                     \
@@ -901,6 +1002,30 @@ loop_top:
     BRCMP(BR_I32_LE_U_I, U32(B) <= C)
     BRCMP(BR_I32_GE_S_I, S32(B) >= (int32_t)C)
     BRCMP(BR_I32_GE_U_I, U32(B) >= C)
+    BRCMP(BR_I64_EQ, U64(B) == U64(C))
+    BRCMP(BR_I64_NE, U64(B) != U64(C))
+    BRCMP(BR_I64_LT_S, S64(B) < S64(C))
+    BRCMP(BR_I64_LT_U, U64(B) < U64(C))
+    BRCMP(BR_I64_GT_S, S64(B) > S64(C))
+    BRCMP(BR_I64_GT_U, U64(B) > U64(C))
+    BRCMP(BR_I64_LE_S, S64(B) <= S64(C))
+    BRCMP(BR_I64_LE_U, U64(B) <= U64(C))
+    BRCMP(BR_I64_GE_S, S64(B) >= S64(C))
+    BRCMP(BR_I64_GE_U, U64(B) >= U64(C))
+    BRCMP(BR_I64_EQ_I, U64(B) == IMM64)
+    BRCMP(BR_I64_NE_I, U64(B) != IMM64)
+    BRCMP(BR_I64_LT_S_I, S64(B) < (int64_t)IMM64)
+    BRCMP(BR_I64_LT_U_I, U64(B) < IMM64)
+    BRCMP(BR_I64_GT_S_I, S64(B) > (int64_t)IMM64)
+    BRCMP(BR_I64_GT_U_I, U64(B) > IMM64)
+    BRCMP(BR_I64_LE_S_I, S64(B) <= (int64_t)IMM64)
+    BRCMP(BR_I64_LE_U_I, U64(B) <= IMM64)
+    BRCMP(BR_I64_GE_S_I, S64(B) >= (int64_t)IMM64)
+    BRCMP(BR_I64_GE_U_I, U64(B) >= IMM64)
+    BRCMP(BR_I32_AND_NZ_I, (U32(B) & C) != 0)
+    BRCMP(BR_I32_AND_Z_I, (U32(B) & C) == 0)
+    BRCMP(BR_I64_Z, U64(B) == 0)
+    BRCMP(BR_I64_NZ, U64(B) != 0)
 #undef BRCMP
 #undef IMM64
     BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
@@ -1041,32 +1166,6 @@ meter_slow:
     }
     NEXT();
 
-do_call:
-    frame->ip = ip + 1; /* the return address */
-    if (WD_LIKELY(callee->code != NULL)) {
-        const wd_code *cc = callee->code;
-        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc->max_slots))
-            goto exhausted;
-        for (uint32_t k = cc->param_slots; k < cc->local_slots; k++)
-            nfp[k].u64 = 0;
-        frame++;
-        frame->func = callee;
-        frame->fp = nfp;
-        fp = nfp;
-        base = cc->insns;
-        ip = base;
-        if (callee->inst != inst) {
-            inst = callee->inst;
-            RELOAD_MEM();
-        }
-        if (WD_UNLIKELY(hooks != NULL)) {
-            SAVE(ip);
-            hook_call(t, callee, kind);
-        }
-        JUMP();
-    }
-    goto host_call;
-
 host_call: {
     SAVE(ip + 1);
     if (hooks != NULL)
@@ -1097,7 +1196,7 @@ dyn_short:
     /* A dynamic cost does not fit. Slow mode: stop before the instruction, its own cost
      * given back. Fast mode: give back what was prepaid from it to the block's end and
      * rerun it slowly, which charges it exactly or stops in front of it. */
-    if (slow) {
+    if (t->slow) {
         remaining += frame->func->code->costs[ip - base];
         goto stop_ticks;
     }
@@ -1108,8 +1207,10 @@ dyn_short:
 on_trap: {
     const wd_code *code = frame->func->code;
     uint32_t i = (uint32_t)(ip - base);
-    if (!slow)
+    if (!t->slow)
         remaining += block_rest(code, i + 1);
+    if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
+        remaining += code->set_cost; /* the local.set folded into it did not run */
     SAVE(ip);
     bool fresh = err->status == WD_OK;
     record_trap(err, trap, inst, fp, ip, code->offsets[i]);
@@ -1123,7 +1224,7 @@ on_trap: {
 exhausted: {
     const wd_code *code = frame->func->code;
     uint32_t i = (uint32_t)(ip - base);
-    if (!slow)
+    if (!t->slow)
         remaining += block_rest(code, i + 1);
     SAVE(ip);
     bool fresh = err->status == WD_OK;

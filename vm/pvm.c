@@ -330,7 +330,7 @@ static wd_status load_kernel(wd_pvm *p, wd_error *err)
     memcpy(p->kernel, bytes, size);
     p->kernel_size = size;
     wd_error_clear(&p->module_err);
-    wd_decode_opts opts = {.costs = p->cfg.costs, .pvm = true};
+    wd_decode_opts opts = {.costs = p->cfg.costs, .pvm = true, .no_fuse = p->cfg.no_fuse};
     p->module_status = wd_decode_module(p->ctx, p->kernel, size, &opts, &p->module, &p->module_err);
     if (p->module_status != WD_OK)
         *err = p->module_err;

@@ -17,6 +17,8 @@ typedef struct wd_pvm_config {
     const char *preimage_dir; /* reveal_preimage files named by the hash's hex */
     const char *dal_dir;    /* DAL pages: <published level>-<slot>-<page> */
     const wd_costs *costs;  /* the tick model */
+    bool no_fuse;           /* translate one instruction per WebAssembly instruction (the
+                               debugger then steps those); the same ticks */
     uint64_t period;        /* 0: the version's (50e12 from r4, 11e9 before) */
     uint32_t max_frames;    /* 0: the version's (60,000; 300 in 2.0.0) */
     const wd_hooks *hooks;  /* profiler / debugger listener, or NULL */

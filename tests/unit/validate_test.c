@@ -219,6 +219,13 @@ static uint32_t code_violation(const wd_code *c)
         if (in->op == WD_OP_DATA &&
             (c->costs[i] != 0 || in->b >= c->max_slots || in->c >= c->max_slots || in->b > in->c))
             return i + 1;
+        if (wd_op_has_data(in->op)) { /* its DATA: costs 0, not a branch */
+            if (i + 1 >= c->insn_count || c->insns[i + 1].op != WD_OP_DATA ||
+                c->costs[i + 1] != 0)
+                return i + 2;
+            i++;
+            continue;
+        }
         if (in->op == WD_OP_BR_TABLE) {
             if (in->b == 0 || i + in->b >= c->insn_count)
                 return i + 1;
@@ -241,10 +248,11 @@ static uint32_t code_violation(const wd_code *c)
         if (kind == WD_KIND_BIN && (in->a >= c->max_slots || in->b >= c->max_slots ||
                                     in->c >= c->max_slots))
             return i + 1;
-        bool imm_op = in->op >= WD_OP_I32_ADD_I && in->op <= WD_OP_I64_SHR_U_I;
+        bool imm_op = in->op >= WD_OP_I32_ADD_I && in->op <= WD_OP_I64_GE_U_I;
         if (imm_op && (in->a >= c->max_slots || in->b >= c->max_slots))
             return i + 1;
-        if (in->op >= WD_OP_BR_I32_EQ && in->op <= WD_OP_BR_I32_GE_U &&
+        if (((in->op >= WD_OP_BR_I32_EQ && in->op <= WD_OP_BR_I32_GE_U) ||
+             (in->op >= WD_OP_BR_I64_EQ && in->op <= WD_OP_BR_I64_GE_U)) &&
             (in->b >= c->max_slots || in->c >= c->max_slots))
             return i + 1;
         if (in->op == WD_OP_RETURN && in->a + in->b > c->max_slots)
@@ -539,7 +547,7 @@ TEST(validate_memory_table_ref_ops)
                "ref.is_null 1 1 0|const32 1 1 0|ref.null 2 0 0|table.set 1 0 0|"
                "ref.func 1 0 0|const32 2 2 0|table.grow 1 0 0|const32 1 0 0|const32 2 0 0|"
                "const32 3 0 0|table.init 1 0 0|elem.drop 0 0 0|global.get 1 0 0|"
-               "global.set 1 0 0|mov 1 0 0|const32 2 2 0|const32 3 3 0|select 1 1 0|"
+               "global.set 1 0 0|mov 1 0 0|const32 2 2 0|const32 3 3 0|select 1 2 3|"
                "return 1 0 0");
     CHECK_EQ(code_violation(e.code), 0);
     CHECK(env_fini(&e));
@@ -970,4 +978,102 @@ TEST(validate_fused_code)
     CHECK_EQ(fused, unfused);
     CHECK(u.code->insn_count >= fused_count + 5);
     CHECK(env_fini(&u));
+}
+
+/* Lazy operands (translate.c): local.get and constants are read in place; they are
+ * materialized before their local is written and before a block; local.tee retargets
+ * its producer and keeps the value in the local; a constant left operand of a commutative
+ * operation or a comparison becomes an immediate. Charges sum to the unfused code's. */
+TEST(validate_lazy_operands)
+{
+    static const struct {
+        const char *params, *results, *locals;
+        uint8_t body[24];
+        size_t len;
+        const char *code;
+    } cases[] = {
+        /* local.get 0; i32.const 5; local.set 0; local.get 0; i32.sub */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x05, 0x21, 0x00, 0x20, 0x00, 0x6B, 0x0B}, 11,
+         "meter 6 0 0|mov 1 0 0|const32 0 5 0|i32.sub 1 1 0|return 1 1 0"},
+        /* i32.const 10; local.get 0; i32.lt_u */
+        {"i", "i", "", {0x00, 0x41, 0x0A, 0x20, 0x00, 0x49, 0x0B}, 7,
+         "meter 4 0 0|i32.gt_u_imm 1 0 10|return 1 1 0"},
+        /* local.get 0; i32.const 3; i32.mul; local.tee 1; local.get 1; i32.add */
+        {"i", "i", "i",
+         {0x01, 0x01, 0x7F, 0x20, 0x00, 0x41, 0x03, 0x6C, 0x22, 0x01, 0x20, 0x01, 0x6A, 0x0B},
+         14, "meter 7 0 0|i32.mul_imm 1 0 3|i32.add 2 1 1|return 2 1 0"},
+        /* local.get 0; block; end; local.get 0; i32.add */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x02, 0x40, 0x0B, 0x20, 0x00, 0x6A, 0x0B}, 10,
+         "meter 6 0 0|mov 1 0 0|i32.add 1 1 0|return 1 1 0"},
+        /* local.get 1; local.get 0; local.set 1; (the first still reads the old local 1) */
+        {"ii", "i", "", {0x00, 0x20, 0x01, 0x20, 0x00, 0x21, 0x01, 0x0B}, 8,
+         "meter 4 0 0|mov 2 1 0|mov 1 0 0|return 2 1 0"},
+        /* local.get 1 is returned from the local */
+        {"ii", "i", "", {0x00, 0x20, 0x01, 0x0B}, 4, "meter 2 0 0|return 1 1 0"},
+        /* local.get 0; local.get 1; i32.add; i32.load: the address's add fused */
+        {"ii", "i", "", {0x00, 0x20, 0x00, 0x20, 0x01, 0x6A, 0x28, 0x02, 0x00, 0x0B}, 10,
+         "meter 5 0 0|i32.load_rr 2 0 1|return 2 1 0"},
+        /* local.get 0; i32.const 8; i32.add; i32.load8_u */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x08, 0x6A, 0x2D, 0x00, 0x00, 0x0B}, 10,
+         "meter 5 0 0|i32.load8_u_ri 1 0 8|return 1 1 0"},
+        /* local.get 0; local.get 1; i32.add; local.get 1; i32.store; local.get 0;
+         * i32.const 7; i32.store8 offset=3: a fused address, a constant value */
+        {"ii", "", "",
+         {0x00, 0x20, 0x00, 0x20, 0x01, 0x6A, 0x20, 0x01, 0x36, 0x02, 0x00, 0x20, 0x00, 0x41,
+          0x07, 0x3A, 0x00, 0x03, 0x0B},
+         19, "meter 9 0 0|i32.store_rr 0 1 1|i32.store8_imm 0 7 3|return 2 0 0"},
+        /* local.get 0; local.get 1; i32.add; i32.const 1; i32.store8; then
+         * local.get 0; i32.const 4; i32.and; br_if 0 */
+        {"ii", "", "",
+         {0x00, 0x20, 0x00, 0x20, 0x01, 0x6A, 0x41, 0x01, 0x3A, 0x00, 0x00, 0x20, 0x00, 0x41,
+          0x04, 0x71, 0x0D, 0x00, 0x0B},
+         19, "meter 9 0 0|i32.store8_rri 0 1 1|br_i32.and_nz_imm 5 0 4|meter 1 0 0|nop 0 0 0|"
+         "meter 0 0 0|return 2 0 0"},
+        /* local.get 0; i64.const 0xFFFFFFFF; i64.and: a zero extension */
+        {"I", "I", "", {0x00, 0x20, 0x00, 0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x83, 0x0B}, 11,
+         "meter 4 0 0|i64.extend_i32_u 1 0 0|return 1 1 0"},
+        /* local.get 0; i64.const 0x123456789; i64.mul; local.set 0; local.get 0: a wide
+         * constant in a DATA, the set folded */
+        {"I", "I", "",
+         {0x00, 0x20, 0x00, 0x42, 0x89, 0xCF, 0x95, 0x9A, 0x12, 0x7E, 0x21, 0x00, 0x20, 0x00,
+          0x0B},
+         15, "meter 6 0 0|i64.mul_wide 0 0 0|data 4294967295 591751049 1|return 0 1 0"},
+        /* local.get 0; i32.const 3; i32.rotl */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x03, 0x77, 0x0B}, 7,
+         "meter 4 0 0|i32.rotl_imm 1 0 3|return 1 1 0"},
+        /* i64: local.get 0; i64.const 7; i64.lt_u; if (result i32) 1 else 2 end */
+        {"I", "i", "",
+         {0x00, 0x20, 0x00, 0x42, 0x07, 0x54, 0x04, 0x7F, 0x41, 0x01, 0x05, 0x41, 0x02, 0x0B,
+          0x0B},
+         15,
+         "meter 4 0 0|br_i64.ge_u_imm 5 0 7|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
+         "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
+        /* i64: local.get 0; i64.eqz; if (result i32) 1 else 2 end */
+        {"I", "i", "",
+         {0x00, 0x20, 0x00, 0x50, 0x04, 0x7F, 0x41, 0x01, 0x05, 0x41, 0x02, 0x0B, 0x0B}, 13,
+         "meter 3 0 0|br_i64_nz 5 0 0|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
+         "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
+    };
+    for (size_t i = 0; i < WD_ARRAY_COUNT(cases); i++) {
+        env e;
+        env_init(&e, cases[i].params, cases[i].results, cases[i].locals);
+        e.opts.no_fuse = false;
+        wd_status st = env_run(&e, cases[i].body, cases[i].len);
+        if (st != WD_OK)
+            printf("  case %zu: %s\n", i, e.err.msg);
+        CHECK_EQ(st, WD_OK);
+        CHECK_TEXT(code_text(e.code), cases[i].code);
+        CHECK_EQ(code_violation(e.code), 0);
+        uint64_t fused = 0, unfused = 0;
+        for (uint32_t k = 0; k < e.code->insn_count; k++)
+            fused += e.code->costs[k];
+        CHECK(env_fini(&e));
+        env u;
+        env_init(&u, cases[i].params, cases[i].results, cases[i].locals);
+        CHECK_EQ(env_run(&u, cases[i].body, cases[i].len), WD_OK);
+        for (uint32_t k = 0; k < u.code->insn_count; k++)
+            unfused += u.code->costs[k];
+        CHECK_EQ(fused, unfused);
+        CHECK(env_fini(&u));
+    }
 }

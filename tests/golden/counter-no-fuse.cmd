@@ -1,0 +1,1 @@
+run kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json --without-time --no-fuse
