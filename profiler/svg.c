@@ -511,6 +511,27 @@ static const char *prof_frame_name(void *ud, uint32_t node)
     return prof_sym_of(ud, node)->name;
 }
 
+/* Writes "rgb(r,g,b)" (components 0..255) into fill, without printf: the SVG has a colour
+ * per frame. */
+static void rgb(char *fill, size_t size, int r, int g, int b)
+{
+    const int v[3] = {r, g, b};
+    size_t n = 0;
+    if (size < sizeof "rgb(255,255,255)")
+        return;
+    memcpy(fill, "rgb(", 4), n = 4;
+    for (int k = 0; k < 3; k++) {
+        unsigned x = (unsigned)(v[k] < 0 ? 0 : v[k] > 255 ? 255 : v[k]);
+        if (x >= 100)
+            fill[n++] = (char)('0' + x / 100);
+        if (x >= 10)
+            fill[n++] = (char)('0' + x / 10 % 10);
+        fill[n++] = (char)('0' + x % 10);
+        fill[n++] = k < 2 ? ',' : ')';
+    }
+    fill[n] = '\0';
+}
+
 static const char *prof_paint(void *ud, uint32_t node, char *fill, size_t size)
 {
     const prof_sym *s = prof_sym_of(ud, node);
@@ -531,7 +552,7 @@ static const char *prof_paint(void *ud, uint32_t node, char *fill, size_t size)
         r = 205 + (int)(a % 50), g = (int)(b % 230), bl = (int)(c % 55);
         break;
     }
-    snprintf(fill, size, "rgb(%d,%d,%d)", r, g, bl);
+    rgb(fill, size, r, g, bl);
     return NULL;
 }
 
@@ -845,12 +866,10 @@ static const char *diff_paint(void *ud, uint32_t node, char *fill, size_t size)
     double rel = before == 0 ? 1.0 : (double)c / (double)before;
     double t = 0.15 + 0.85 * sqrt(rel < 1.0 ? rel : 1.0);
     if (after > before) {
-        snprintf(fill, size, "rgb(%d,%d,%d)", (int)(255 - 40 * t), (int)(230 - 180 * t),
-                 (int)(230 - 180 * t));
+        rgb(fill, size, (int)(255 - 40 * t), (int)(230 - 180 * t), (int)(230 - 180 * t));
         return "grow";
     }
-    snprintf(fill, size, "rgb(%d,%d,%d)", (int)(230 - 180 * t), (int)(230 - 150 * t),
-             (int)(255 - 20 * t));
+    rgb(fill, size, (int)(230 - 180 * t), (int)(230 - 150 * t), (int)(255 - 20 * t));
     return "shrink";
 }
 
