@@ -175,6 +175,30 @@ void *wd_arena_dup(wd_arena *a, const void *src, size_t size)
     return p;
 }
 
+void *wd_arena_alloc_raw(wd_arena *a, size_t size)
+{
+    return arena_take(a, size);
+}
+
+void *wd_arena_tail(wd_arena *a, size_t min, size_t *avail)
+{
+    size_t room = a->avail & ~(size_t)15; /* a->used is a multiple of 16 */
+    if (a->head == NULL || room < min) {
+        *avail = 0;
+        return NULL;
+    }
+    *avail = room;
+    return a->head->mem + a->used;
+}
+
+void wd_arena_commit(wd_arena *a, size_t size)
+{
+    size = rounded(size);
+    WD_ASSERT(size <= a->avail);
+    a->used += size;
+    a->avail -= size;
+}
+
 void wd_arena_fini(wd_arena *a)
 {
     wd_arena_chunk *c = a->head;

@@ -60,6 +60,15 @@ void wd_arena_init(wd_arena *a, wd_ctx *ctx);
 /* 16-byte aligned, zeroed; NULL on out of memory. */
 void *wd_arena_alloc(wd_arena *a, size_t size);
 void *wd_arena_dup(wd_arena *a, const void *src, size_t size);
+/* Like wd_arena_alloc, but not zeroed (for memory the caller fills at once). */
+void *wd_arena_alloc_raw(wd_arena *a, size_t size);
+/* For a caller that fills memory before it knows how much it needs: the free space at the
+ * end of the current chunk, 16-byte aligned, *avail bytes (a multiple of 16), or NULL when
+ * less than `min` bytes are free. Nothing is allocated: wd_arena_commit(a, size), before
+ * any other allocation from the arena, then takes its first `size` (<= *avail) bytes as
+ * wd_arena_alloc_raw would. */
+void *wd_arena_tail(wd_arena *a, size_t min, size_t *avail);
+void wd_arena_commit(wd_arena *a, size_t size);
 void wd_arena_fini(wd_arena *a);
 
 #endif

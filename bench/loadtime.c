@@ -1,6 +1,6 @@
 /* loadtime.c: times wasmdbg's load phases in process, for `make bench`.
  *
- *   loadtime [--reps N] [--header] FILE... [--pvm FILE...]
+ *   loadtime [--reps N] [--header] [--once] FILE... [--pvm FILE...]
  *
  * For each module: decode (read, validate and translate every body, with the pvm-2.0 tick
  * model summed into block charges; in PVM mode, floats rejected, for the files after
@@ -11,7 +11,10 @@
  * the heap decoding takes: its peak, and what the decoded module keeps.
  *
  * The file is read once, before timing; times are CLOCK_MONOTONIC. The heap is counted by
- * a context allocator of our own, in one more decode outside the timed ones. */
+ * a context allocator of our own, in one more decode outside the timed ones.
+ *
+ * --once: decode each module once and print nothing (errors aside), for instruction counts
+ * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`. */
 #include "decode/decode.h"
 #include "link/link.h"
 #include "vm/tickmodel.h"
@@ -162,13 +165,35 @@ static bool load_once(const char *path, const uint8_t *bytes, size_t size,
     return st == WD_OK;
 }
 
-static bool measure(const char *path, int reps, const wd_decode_opts *opts)
+/* --once: one decode, nothing printed but an error. */
+static bool decode_once(const char *path, const uint8_t *bytes, size_t size,
+                        const wd_decode_opts *opts)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_module *m = NULL;
+    wd_status st = wd_decode_module(&ctx, bytes, size, opts, &m, &err);
+    wd_module_free(m);
+    if (st != WD_OK)
+        fprintf(stderr, "loadtime: %s:0x%zx: %s: %s\n", path, err.offset, wd_status_name(st),
+                err.msg);
+    return st == WD_OK;
+}
+
+static bool measure(const char *path, int reps, bool once, const wd_decode_opts *opts)
 {
     size_t size = 0;
     uint8_t *bytes = read_file(path, &size);
     if (bytes == NULL) {
         fprintf(stderr, "loadtime: cannot read %s\n", path);
         return false;
+    }
+    if (once) {
+        bool ok = decode_once(path, bytes, size, opts);
+        free(bytes);
+        return ok;
     }
     double dec[MAX_REPS], inst[MAX_REPS];
     size_t peak = 0, kept = 0;
@@ -198,6 +223,7 @@ static bool measure(const char *path, int reps, const wd_decode_opts *opts)
 int main(int argc, char **argv)
 {
     int reps = 11, status = 0, files = 0;
+    bool once = false;
     wd_decode_opts opts;
     memset(&opts, 0, sizeof opts); /* the defaults, whatever fields the options gain */
     opts.costs = wd_tickmodel_builtin("pvm-2.0");
@@ -210,16 +236,19 @@ int main(int argc, char **argv)
                    "heap MB peak/kept");
             printf("| %.24s | %.7s:| %.5s | %.24s:| %.7s:| %.20s:| %.17s:|\n", DASHES, DASHES,
                    DASHES, DASHES, DASHES, DASHES, DASHES);
+        } else if (strcmp(argv[i], "--once") == 0) {
+            once = true;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
         } else if (strncmp(argv[i], "--", 2) == 0 || reps < 1 || reps > MAX_REPS ||
                    opts.costs == NULL) {
-            fprintf(stderr, "usage: loadtime [--reps N (1-%d)] [--header] [--pvm] FILE...\n",
+            fprintf(stderr,
+                    "usage: loadtime [--reps N (1-%d)] [--header] [--once] [--pvm] FILE...\n",
                     MAX_REPS);
             return 2;
         } else {
             files++;
-            if (!measure(argv[i], reps, &opts))
+            if (!measure(argv[i], reps, once, &opts))
                 status = 1;
         }
     }

@@ -20,6 +20,7 @@
 #include "decode/names.h"
 #include "decode/reader.h"
 #include "decode/validate.h"
+#include "decode/validate_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1125,18 +1126,28 @@ static wd_status check_pvm(decoder *d)
 
 /* ---- Phase 3 and the entry point ---- */
 
+/* One translator for all the bodies: its tables are built once and its buffers reused. */
 static wd_status validate_bodies(decoder *d)
 {
     wd_module *m = d->m;
-    for (uint32_t i = m->import_func_count; i < m->func_count; i++) {
-        wd_status st = wd_validate_func(m, i, d->bytes, d->size, d->opts, d->err);
-        if (st != WD_OK) {
-            if (d->fresh && d->err != NULL && d->err->func_idx == UINT32_MAX)
-                d->err->func_idx = i;
-            return st;
-        }
+    if (m->import_func_count == m->func_count)
+        return WD_OK;
+    wd_translator *t = wd_translator_new(d->ctx, d->opts);
+    if (t == NULL) {
+        wd_status st = wd_fail(d->err, WD_ERR_NOMEM, m->funcs[m->import_func_count].body_offset,
+                               "out of memory");
+        if (d->fresh && d->err != NULL)
+            d->err->func_idx = m->import_func_count;
+        return st;
     }
-    return WD_OK;
+    wd_status st = WD_OK;
+    for (uint32_t i = m->import_func_count; i < m->func_count && st == WD_OK; i++) {
+        st = wd_validate_func_with(t, m, i, d->bytes, d->size, d->opts, d->err);
+        if (st != WD_OK && d->fresh && d->err != NULL && d->err->func_idx == UINT32_MAX)
+            d->err->func_idx = i;
+    }
+    wd_translator_free(t);
+    return st;
 }
 
 static const wd_custom *find_custom(const wd_module *m, const char *name)

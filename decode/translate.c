@@ -34,7 +34,19 @@
  *   instruction it emits; elided ones (nop, block, drop, untargeted end, ...) leave it
  *   `pending` for the next emitted instruction of the same basic block, and a NOP_COST
  *   carries it where the block ends first. Values carried by a taken branch or a block
- *   exit cost costs->branch_per_value each, returned values costs->return_per_result. */
+ *   exit cost costs->branch_per_value each, returned values costs->return_per_result.
+ *
+ * - Speed. The main loop (translate_body) decodes the common instructions itself, their
+ *   short immediates inline, and calls their handlers directly; the rest, 0xFC ones,
+ *   illegal opcodes and, in PVM mode, float ones go through wd_validate_decode_insn and
+ *   dispatch. Tables built once per module (wd_translator) give each opcode its cost,
+ *   class and fused forms, and its buffers are reused from one body to the next. Each
+ *   WebAssembly instruction first reserves room for what it may emit (RESERVE), so that
+ *   appending an instruction is a few stores; the insns go straight into the module's
+ *   arena while they fit in its current chunk (no copy at the end). The open block's
+ *   charge is kept aside (xlate.charge) until the block closes. Measured with callgrind
+ *   (`loadtime --once`): bench's big.wasm 1252M -> 504M instructions, the tx-kernel in
+ *   PVM mode 42.2M -> 19.3M. */
 #include "decode/validate_priv.h" /* this file's interface */
 
 #include <inttypes.h>
@@ -65,55 +77,139 @@ typedef struct frame {
 
 /* A lazy operand (see "Lazy operands" above): the value at operand height `h` is not in
  * its slot but in local `local` (a local.get) or is the constant `k` (a const). */
-enum { LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
+enum { LZ_NONE, LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
 #define MAX_LAZY 16u
 
 typedef struct lazy {
     uint32_t h;
-    uint8_t kind; /* LZ_* */
+    uint32_t kind; /* LZ_* (not a byte: stores of bytes may alias anything) */
     uint32_t local;
     uint64_t k;
 } lazy;
 
+/* Room made before each WebAssembly instruction (reserve), in internal instructions: more
+ * than one emits, the DATA of a br_table aside (it reserves those itself). The most is
+ * about 23: materializing every lazy operand (MAX_LAZY) and a few more (METERs, moves,
+ * NOP_COSTs, a conditional branch and a JMP in emit_br_if or do_end). put() asserts it. */
+#define RESERVE (2 * MAX_LAZY + 32)
+
+/* Classes of single-byte opcodes in translate_body: each is decoded there and handled by
+ * its own function; C_SLOW goes through wd_validate_decode_insn and dispatch. */
+// clang-format off
+enum {
+    C_SLOW, C_UN, C_BIN, C_LOAD, C_STORE, C_LOCAL_GET, C_LOCAL_SET, C_LOCAL_TEE, C_GLOBAL_GET,
+    C_GLOBAL_SET, C_I32_CONST, C_I64_CONST, C_CALL, C_BR, C_BR_IF, C_BLOCK, C_ELSE, C_END,
+    C_DROP, C_NOP, C_SELECT, C_RETURN
+};
+// clang-format on
+
+#if defined(__GNUC__) || defined(__clang__)
+#define UNREACHABLE() __builtin_unreachable()
+#else
+#define UNREACHABLE() ((void)0)
+#endif
+
+/* Facts about an opcode for the peephole pass (see the functions that compute them). */
+enum { F_PURE = 1, F_TRAPS = 2 };
+
+typedef struct opform {
+    uint16_t imm;        /* imm_form */
+    uint16_t mirror;     /* mirrored */
+    uint16_t mirror_imm; /* imm_form of mirrored, 0 if either is 0 */
+    uint16_t wide;       /* wide_form */
+    uint16_t mem[3];     /* mem_form k = 0, 1, 2 */
+    uint16_t br[2];      /* branch_form, not negated and negated */
+    uint8_t flags;       /* F_* */
+} opform;
+
+struct wd_translator {
+    wd_ctx *ctx;
+    const wd_costs *costs;
+    bool pvm, no_fuse;
+    uint8_t cls[256];         /* C_* of each byte */
+    uint16_t op_of_byte[256]; /* the opcode of each single-byte instruction */
+    uint32_t op_cost[WD_OP_COUNT];
+    opform forms[WD_OP_COUNT];
+    bool *type_ok; /* of the types of module type_ok_for */
+    const wd_module *type_ok_for;
+    /* buffers lent to each body's translation */
+    uint16_t *vals;
+    uint32_t val_cap;
+    frame *ctrls;
+    uint32_t ctrl_cap;
+    wd_insn *insns;
+    uint32_t *icosts, *offs;
+    uint32_t insn_cap;
+};
+
 typedef struct xlate {
+    wd_translator *t;
     wd_body_dec *d; /* the body's decoder (borrowed) */
     wd_module *m;
     wd_ctx *ctx;
     const wd_costs *costs;
-    const wd_decode_opts *opts;
+    const opform *forms;
+    bool *type_ok; /* by type index: check_functype passed */
+    bool pvm, no_fuse;
     wd_error *err;
     uint32_t func_idx;
     const wd_functype *type;
     const uint8_t *local_types; /* declared locals */
     uint32_t local_slots;       /* params + declared locals */
 
-    uint8_t *vals; /* operand types */
+    uint16_t *vals; /* operand types (not bytes: stores of bytes may alias anything) */
     uint32_t val_count, val_cap, max_height;
     frame *ctrls;
+    frame *top; /* ctrls[ctrl_count - 1] */
     uint32_t ctrl_count, ctrl_cap;
     lazy lz[MAX_LAZY]; /* lazy operands, by increasing height */
     uint32_t nlz;
+    uint32_t lz_end; /* one past the height of the last lazy operand, 0 if none */
 
-    wd_insn *insns; /* output, with parallel costs and offsets */
+    /* The output, insns with parallel costs and offsets. The insns go straight into the
+     * free end of the module's arena while they fit there (in_arena, tail_cap of them),
+     * else into `scratch`; scratch, icosts and offs are the translator's (scratch_cap). */
+    wd_insn *insns;
     uint32_t *icosts, *offs;
-    uint32_t insn_count, insn_cap;
+    uint32_t insn_count, insn_cap; /* insn_cap: what all three can take now */
+    uint32_t insn_limit;           /* a count from which RESERVE more do not fit */
+    wd_insn *scratch;
+    uint32_t scratch_cap, tail_cap;
+    bool in_arena;
 
     bool live, open;
     uint32_t meter;       /* the open block's METER */
+    uint32_t charge;      /* the open block's charge so far (its METER's, once closed) */
     uint64_t pending;     /* costs of elided instructions */
     uint64_t cur;         /* cost of the current instruction not yet charged */
     uint32_t pending_off; /* offset of the first instruction in `pending` */
     uint32_t bb_off;      /* offset of the first instruction of the next block */
     uint32_t op_off;      /* offset of the current instruction */
-    const char *opname;
+    const char *what;     /* what errors name instead of the instruction, or NULL */
     uint32_t wasm_insn_count;
 } xlate;
 
 static wd_insn *tail(xlate *x, uint32_t k);
-static bool pure_producer(uint32_t op);
 static bool charge_to(xlate *x, uint32_t i);
 
 /* ---- errors -------------------------------------------------------------------------- */
+
+/* The name of what is being validated, for error messages: the instruction at op_off
+ * (decoded without error already), unless `what` says otherwise. */
+static const char *op_name(const xlate *x)
+{
+    if (x->what != NULL)
+        return x->what;
+    const wd_reader *r = &x->d->r;
+    uint8_t b = r->base[x->op_off];
+    uint32_t op = wd_op_decode(0, b);
+    if (b == 0xFC) {
+        wd_reader sub = {.base = r->base, .pos = (size_t)x->op_off + 1, .end = r->end};
+        uint32_t code = 0;
+        op = wd_read_u32(&sub, &code) == WD_OK ? wd_op_decode(0xFC, code) : WD_OP_COUNT;
+    }
+    return op < WD_OP_COUNT ? wd_op_names[op] : "?";
+}
 
 /* The validator's Unknown type reads "any". */
 static const char *type_name(uint8_t t)
@@ -122,8 +218,8 @@ static const char *type_name(uint8_t t)
     return n[0] == '?' ? "any" : n;
 }
 
-static wd_status invalid(xlate *x, const char *fmt, ...) WD_PRINTF(2, 3);
-static wd_status invalid(xlate *x, const char *fmt, ...)
+static WD_NOINLINE wd_status invalid(xlate *x, const char *fmt, ...) WD_PRINTF(2, 3);
+static WD_NOINLINE wd_status invalid(xlate *x, const char *fmt, ...)
 {
     char msg[sizeof x->err->msg];
     va_list ap;
@@ -133,17 +229,17 @@ static wd_status invalid(xlate *x, const char *fmt, ...)
     return wd_fail(x->err, WD_ERR_INVALID, x->op_off, "%s", msg);
 }
 
-static wd_status nomem(xlate *x)
+static WD_NOINLINE wd_status nomem(xlate *x)
 {
     return wd_fail(x->err, WD_ERR_NOMEM, x->op_off, "out of memory");
 }
 
-static wd_status unsupported_simd(xlate *x)
+static WD_NOINLINE wd_status unsupported_simd(xlate *x)
 {
     return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "SIMD not supported yet");
 }
 
-static wd_status forbidden_float(xlate *x, const char *what)
+static WD_NOINLINE wd_status forbidden_float(xlate *x, const char *what)
 {
     char buf[64];
     const char *name = wd_module_func_name(x->m, x->func_idx, buf, sizeof buf);
@@ -159,16 +255,16 @@ static bool is_float(uint8_t t)
 }
 
 /* A value type used by the body: v128 is not supported, floats not in PVM mode. */
-static wd_status check_valtype(xlate *x, uint8_t t)
+WD_INLINE wd_status check_valtype(xlate *x, uint8_t t)
 {
-    if (t == WD_V128)
+    if (WD_UNLIKELY(t == WD_V128))
         return unsupported_simd(x);
-    if (x->opts->pvm && is_float(t))
-        return forbidden_float(x, x->opname);
+    if (WD_UNLIKELY(x->pvm && is_float(t)))
+        return forbidden_float(x, op_name(x));
     return WD_OK;
 }
 
-static wd_status check_functype(xlate *x, const wd_functype *ft)
+static WD_NOINLINE wd_status check_new_functype(xlate *x, const wd_functype *ft, uint32_t idx)
 {
     if (ft->param_count > MAX_ARITY || ft->result_count > MAX_ARITY)
         return invalid(
@@ -178,7 +274,15 @@ static wd_status check_functype(xlate *x, const wd_functype *ft)
         WD_TRY(check_valtype(x, ft->params[i]));
     for (uint32_t i = 0; i < ft->result_count; i++)
         WD_TRY(check_valtype(x, ft->results[i]));
+    x->type_ok[idx] = true;
     return WD_OK;
+}
+
+/* ft is one of the module's types: each is checked once (type_ok). */
+WD_INLINE wd_status check_functype(xlate *x, const wd_functype *ft)
+{
+    uint32_t idx = (uint32_t)(ft - x->m->types);
+    return x->type_ok[idx] ? WD_OK : check_new_functype(x, ft, idx);
 }
 
 /* ---- operand and control stacks (the spec's algorithm) --------------------------------- */
@@ -195,44 +299,77 @@ static uint32_t top_slot(const xlate *x)
 
 static frame *top_frame(xlate *x)
 {
-    return &x->ctrls[x->ctrl_count - 1];
+    return x->top;
 }
 
-static wd_status push(xlate *x, uint8_t t)
+/* push when the stack is full. */
+static WD_NOINLINE wd_status grow_vals(xlate *x)
 {
-    if (x->val_count == x->val_cap) {
-        if (x->local_slots + x->val_count >= MAX_SLOTS)
-            return invalid(x, "operand stack too deep (the limit is %u slots)", MAX_SLOTS);
-        if (!wd_grow(x->ctx, (void **)&x->vals, &x->val_cap, 1, (uint64_t)x->val_count + 1))
-            return nomem(x);
-    }
-    if (x->opts->pvm && is_float(t))
-        return forbidden_float(x, x->opname);
-    while (x->nlz > 0 && x->lz[x->nlz - 1].h >= x->val_count)
-        x->nlz--; /* popped lazy operands are forgotten once their height is reused */
+    if (x->local_slots + x->val_count >= MAX_SLOTS)
+        return invalid(x, "operand stack too deep (the limit is %u slots)", MAX_SLOTS);
+    if (!wd_grow(x->ctx, (void **)&x->vals, &x->val_cap, sizeof *x->vals,
+                 (uint64_t)x->val_count + 1))
+        return nomem(x);
+    return WD_OK;
+}
+
+/* Forgets the lazy operands at heights h and above. */
+WD_INLINE void forget_above(xlate *x, uint32_t h)
+{
+    uint32_t n = x->nlz;
+    while (n > 0 && x->lz[n - 1].h >= h)
+        n--;
+    x->nlz = n;
+    x->lz_end = n > 0 ? x->lz[n - 1].h + 1 : 0;
+}
+
+/* Float types never get here in PVM mode: the function's type, its locals, block types,
+ * the types of globals, callees and select are checked where they are read (check_valtype),
+ * and float instructions are rejected before they are handled. */
+WD_INLINE wd_status push(xlate *x, uint8_t t)
+{
+    if (WD_UNLIKELY(x->val_count == x->val_cap))
+        WD_TRY(grow_vals(x));
+    if (WD_UNLIKELY(x->lz_end > x->val_count))
+        forget_above(x, x->val_count); /* popped lazy operands, once their height is reused */
     x->vals[x->val_count++] = t;
     if (x->val_count > x->max_height)
         x->max_height = x->val_count;
     return WD_OK;
 }
 
-static wd_status pop(xlate *x, uint8_t want, uint8_t *got)
+static WD_NOINLINE wd_status pop_nothing(xlate *x, uint8_t want)
 {
-    frame *f = top_frame(x);
+    return invalid(x, "type mismatch in %s: expected %s, got nothing", op_name(x),
+                   want == T_ANY ? "a value" : type_name(want));
+}
+
+static WD_NOINLINE wd_status pop_mismatch(xlate *x, uint8_t want, uint8_t t)
+{
+    return invalid(x, "type mismatch in %s: expected %s, got %s", op_name(x), type_name(want),
+                   type_name(t));
+}
+
+/* Pops an operand of type `want` (T_ANY: any); *got its type (T_ANY: the spec's Unknown). */
+WD_INLINE wd_status pop_got(xlate *x, uint8_t want, uint8_t *got)
+{
     uint8_t t = T_ANY;
-    if (x->val_count == f->height) {
-        if (!f->unreachable)
-            return invalid(x, "type mismatch in %s: expected %s, got nothing", x->opname,
-                           want == T_ANY ? "a value" : type_name(want));
+    if (WD_UNLIKELY(x->val_count == x->top->height)) {
+        if (!x->top->unreachable)
+            return pop_nothing(x, want);
     } else {
-        t = x->vals[--x->val_count];
+        t = (uint8_t)x->vals[--x->val_count];
     }
-    if (t != want && t != T_ANY && want != T_ANY)
-        return invalid(x, "type mismatch in %s: expected %s, got %s", x->opname, type_name(want),
-                       type_name(t));
-    if (got != NULL)
-        *got = t;
+    if (WD_UNLIKELY(t != want) && t != T_ANY && want != T_ANY)
+        return pop_mismatch(x, want, t);
+    *got = t;
     return WD_OK;
+}
+
+WD_INLINE wd_status pop(xlate *x, uint8_t want)
+{
+    uint8_t t = 0;
+    return pop_got(x, want, &t);
 }
 
 static wd_status pop_n(xlate *x, const uint8_t *types, uint32_t n)
@@ -241,7 +378,7 @@ static wd_status pop_n(xlate *x, const uint8_t *types, uint32_t n)
         frame *f = top_frame(x);
         if (x->val_count == f->height && f->unreachable)
             break; /* the rest pop as Unknown */
-        WD_TRY(pop(x, types[i], NULL));
+        WD_TRY(pop(x, types[i]));
     }
     return WD_OK;
 }
@@ -259,6 +396,7 @@ static wd_status push_ctrl(xlate *x, const frame *proto)
                                                  sizeof *x->ctrls, (uint64_t)x->ctrl_count + 1))
         return nomem(x);
     frame *f = &x->ctrls[x->ctrl_count++];
+    x->top = f;
     *f = *proto;
     f->height = x->val_count;
     f->unreachable = false;
@@ -271,9 +409,10 @@ static wd_status pop_ctrl(xlate *x, frame *out)
     WD_TRY(pop_n(x, f->results, f->result_count));
     if (x->val_count != f->height)
         return invalid(x, "type mismatch in %s: %" PRIu32 " extra values at the end of the block",
-                       x->opname, x->val_count - f->height);
+                       op_name(x), x->val_count - f->height);
     *out = *f;
     x->ctrl_count--;
+    x->top = x->ctrl_count > 0 ? f - 1 : NULL;
     return WD_OK;
 }
 
@@ -297,72 +436,134 @@ static const uint8_t *label_types(const frame *f)
 
 /* ---- emission ------------------------------------------------------------------------- */
 
-static wd_status grow_code(xlate *x)
+static void set_cap(xlate *x)
 {
-    uint64_t cap = x->insn_cap ? (uint64_t)x->insn_cap * 2 : 64;
-    if (cap > UINT32_MAX / 2)
-        return nomem(x);
-    wd_insn *insns = wd_realloc(x->ctx, x->insns, (size_t)cap * sizeof *insns);
-    if (insns == NULL)
-        return nomem(x);
-    x->insns = insns;
-    uint32_t *c = wd_realloc(x->ctx, x->icosts, (size_t)cap * sizeof *c);
-    if (c == NULL)
-        return nomem(x);
-    x->icosts = c;
-    uint32_t *o = wd_realloc(x->ctx, x->offs, (size_t)cap * sizeof *o);
-    if (o == NULL)
-        return nomem(x);
-    x->offs = o;
-    x->insn_cap = (uint32_t)cap;
+    x->insn_cap = x->in_arena ? WD_MIN(x->tail_cap, x->scratch_cap) : x->scratch_cap;
+    x->insn_limit = x->insn_cap >= RESERVE ? x->insn_cap - RESERVE + 1 : 0;
+}
+
+/* Makes room for `need` more instructions: grows the scratch buffers, and moves the insns
+ * there when the arena's tail is full. */
+static WD_NOINLINE wd_status grow_code(xlate *x, uint64_t need)
+{
+    uint64_t want = x->insn_count + need;
+    if (want > x->scratch_cap) {
+        uint64_t cap = x->scratch_cap ? (uint64_t)x->scratch_cap * 2 : 256;
+        if (cap < want)
+            cap = want;
+        if (cap > UINT32_MAX / 2)
+            return nomem(x);
+        wd_insn *insns = wd_realloc(x->ctx, x->scratch, (size_t)cap * sizeof *insns);
+        if (insns == NULL)
+            return nomem(x);
+        x->scratch = insns;
+        if (!x->in_arena)
+            x->insns = insns;
+        uint32_t *c = wd_realloc(x->ctx, x->icosts, (size_t)cap * sizeof *c);
+        if (c == NULL)
+            return nomem(x);
+        x->icosts = c;
+        uint32_t *o = wd_realloc(x->ctx, x->offs, (size_t)cap * sizeof *o);
+        if (o == NULL)
+            return nomem(x);
+        x->offs = o;
+        x->scratch_cap = (uint32_t)cap;
+    }
+    if (x->in_arena && want > x->tail_cap) {
+        memcpy(x->scratch, x->insns, (size_t)x->insn_count * sizeof *x->insns);
+        x->insns = x->scratch;
+        x->in_arena = false;
+    }
+    set_cap(x);
     return WD_OK;
 }
 
-/* Appends an instruction as is. */
-static wd_status put(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t cost,
-                     uint32_t off, uint32_t *idx)
+/* Where the insns go first: the arena's tail if it has room for a few blocks. */
+static void start_code(xlate *x)
 {
-    if (x->insn_count == x->insn_cap)
-        WD_TRY(grow_code(x));
+    size_t room = 0;
+    wd_insn *at = wd_arena_tail(&x->m->arena, (size_t)4 * RESERVE * sizeof *at, &room);
+    x->in_arena = at != NULL;
+    x->insns = x->in_arena ? at : x->scratch;
+    x->tail_cap = (uint32_t)WD_MIN(room / sizeof *at, UINT32_MAX / 2);
+    set_cap(x);
+}
+
+/* Room for RESERVE instructions (and `more`), made before each WebAssembly instruction. */
+WD_INLINE wd_status reserve(xlate *x, uint32_t more)
+{
+    if (WD_UNLIKELY(x->insn_count >= x->insn_limit) ||
+        (more != 0 && x->insn_cap - x->insn_count < (uint64_t)RESERVE + more))
+        return grow_code(x, (uint64_t)RESERVE + more);
+    return WD_OK;
+}
+
+/* Appends an instruction as is; returns its index. Room was reserved. */
+WD_INLINE uint32_t put(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t cost,
+                       uint32_t off)
+{
+    WD_ASSERT(x->insn_count < x->insn_cap);
     uint32_t i = x->insn_count++;
     wd_insn *in = &x->insns[i];
     in->op = op;
     in->a = a;
-    in->bc = 0;
     in->b = b;
     in->c = c;
     x->icosts[i] = cost;
     x->offs[i] = off;
+    return i;
+}
+
+/* The open block's charge is kept in x->charge and stored into its METER here. */
+static void close_block(xlate *x)
+{
+    if (x->open)
+        x->insns[x->meter].a = x->charge;
+    x->open = false;
+    x->bb_off = NONE;
+}
+
+static WD_NOINLINE void open_block(xlate *x)
+{
+    uint32_t off = x->bb_off != NONE ? x->bb_off : x->op_off;
+    x->meter = put(x, WD_OP_METER, 0, 0, 0, 0, off);
+    x->charge = 0;
+    x->open = true;
+}
+
+static WD_NOINLINE wd_status too_costly(xlate *x)
+{
+    return invalid(x, "basic block too costly: its charge exceeds 2^32-1 ticks");
+}
+
+/* Emits an instruction of live code, opening a basic block if none is open, and charges
+ * it the pending costs and the current instruction's. */
+WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t *idx)
+{
+    WD_ASSERT(x->live);
+    if (WD_UNLIKELY(!x->open))
+        open_block(x);
+    uint64_t cost = x->pending + x->cur;
+    uint64_t charge = x->charge + cost;
+    if (WD_UNLIKELY(charge > UINT32_MAX))
+        return too_costly(x);
+    uint32_t off = op == WD_OP_NOP_COST && x->pending_off != NONE ? x->pending_off : x->op_off;
+    x->pending = x->cur = 0;
+    x->pending_off = NONE;
+    x->charge = (uint32_t)charge;
+    uint32_t i = put(x, op, a, b, c, (uint32_t)cost, off);
     if (idx != NULL)
         *idx = i;
     return WD_OK;
 }
 
-static void close_block(xlate *x)
+/* Emits a CONST64 or, after a wide operation, a DATA carrying 64-bit k. */
+static wd_status emit_const64(xlate *x, uint32_t dst, uint64_t k)
 {
-    x->open = false;
-    x->bb_off = NONE;
-}
-
-/* Emits an instruction of live code, opening a basic block if none is open, and charges
- * it the pending costs and the current instruction's. */
-static wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t *idx)
-{
-    WD_ASSERT(x->live);
-    if (!x->open) {
-        uint32_t off = x->bb_off != NONE ? x->bb_off : x->op_off;
-        WD_TRY(put(x, WD_OP_METER, 0, 0, 0, 0, off, &x->meter));
-        x->open = true;
-    }
-    uint64_t cost = x->pending + x->cur;
-    uint64_t charge = x->insns[x->meter].a + cost;
-    if (charge > UINT32_MAX)
-        return invalid(x, "basic block too costly: its charge exceeds 2^32-1 ticks");
-    uint32_t off = op == WD_OP_NOP_COST && x->pending_off != NONE ? x->pending_off : x->op_off;
-    x->pending = x->cur = 0;
-    x->pending_off = NONE;
-    x->insns[x->meter].a = (uint32_t)charge;
-    return put(x, op, a, b, c, (uint32_t)cost, off, idx);
+    uint32_t idx = 0;
+    WD_TRY(emit(x, WD_OP_CONST64, dst, 0, 0, &idx));
+    x->insns[idx].bc = k;
+    return WD_OK;
 }
 
 /* Ends the current basic block; pending costs of live code go on a NOP_COST. */
@@ -378,7 +579,7 @@ static wd_status flush(xlate *x)
         /* elided instructions at a block's end: a non-trapping last instruction pays for
          * them, else a NOP_COST does */
         wd_insn *l1 = tail(x, 1);
-        if (l1 == NULL || !pure_producer(l1->op) || !charge_to(x, x->insn_count - 1))
+        if (l1 == NULL || !(x->forms[l1->op].flags & F_PURE) || !charge_to(x, x->insn_count - 1))
             WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
     }
     close_block(x);
@@ -431,13 +632,13 @@ static wd_status emit_moves(xlate *x, uint32_t dst, uint32_t src, uint32_t n)
 
 /* ---- peephole fusion (code.h, "Peephole fusion") --------------------------------------
  * Only the open basic block's last instructions are looked at, right before their consumer
- * is emitted, so nothing can come between a fused producer and its consumer. */
+ * is emitted, so nothing can come between a fused producer and its consumer. The forms an
+ * opcode fuses into are looked up in wd_translator.forms, made by the functions below. */
 
 /* The open block's k-th instruction from its end (1: the last), or NULL. */
-static wd_insn *tail(xlate *x, uint32_t k)
+WD_INLINE wd_insn *tail(xlate *x, uint32_t k)
 {
-    if (x->opts->no_fuse || !x->live || !x->open || x->insn_count < k ||
-        x->insn_count - k <= x->meter)
+    if (x->no_fuse || !x->live || !x->open || x->insn_count < k || x->insn_count - k <= x->meter)
         return NULL;
     return &x->insns[x->insn_count - k];
 }
@@ -446,7 +647,7 @@ static wd_insn *tail(xlate *x, uint32_t k)
 static void drop_last(xlate *x)
 {
     uint32_t i = --x->insn_count;
-    x->insns[x->meter].a -= x->icosts[i];
+    x->charge -= x->icosts[i];
     x->pending += x->icosts[i];
     if (x->pending_off == NONE)
         x->pending_off = x->offs[i];
@@ -496,142 +697,6 @@ static uint32_t imm_form(uint32_t op)
     }
 }
 
-/* The lazy operand at height h, or NULL. */
-static lazy *find_lazy(xlate *x, uint32_t h)
-{
-    for (uint32_t i = x->nlz; i-- > 0;) {
-        if (x->lz[i].h == h)
-            return &x->lz[i];
-        if (x->lz[i].h < h)
-            break;
-    }
-    return NULL;
-}
-
-static void forget_lazy(xlate *x, lazy *l)
-{
-    uint32_t i = (uint32_t)(l - x->lz);
-    memmove(l, l + 1, (x->nlz - i - 1) * sizeof *l);
-    x->nlz--;
-}
-
-/* Makes the value at height h (a lazy operand) a lazy `kind` one, if there is room. */
-static bool make_lazy(xlate *x, uint32_t h, uint8_t kind, uint32_t local, uint64_t k)
-{
-    if (x->opts->no_fuse || !x->live || x->nlz == MAX_LAZY)
-        return false;
-    while (x->nlz > 0 && x->lz[x->nlz - 1].h >= h)
-        x->nlz--;
-    x->lz[x->nlz++] = (lazy){.h = h, .kind = kind, .local = local, .k = k};
-    return true;
-}
-
-/* Emits the move of the value at height h into slot `dst` (nothing if it is there). */
-static wd_status move_value(xlate *x, uint32_t dst, uint32_t h)
-{
-    const lazy *l = find_lazy(x, h);
-    uint32_t idx = 0;
-    if (l == NULL || l->kind == LZ_LOCAL) {
-        uint32_t src = l != NULL ? l->local : slot(x, h);
-        return src != dst ? emit(x, WD_OP_MOV, dst, src, 0, NULL) : WD_OK;
-    }
-    if (l->kind == LZ_CONST32)
-        return emit(x, WD_OP_CONST32, dst, (uint32_t)l->k, 0, NULL);
-    WD_TRY(emit(x, WD_OP_CONST64, dst, 0, 0, &idx));
-    x->insns[idx].bc = l->k;
-    return WD_OK;
-}
-
-/* Moves the lazy operand at height h, if it is one, into its slot. */
-static wd_status materialize(xlate *x, uint32_t h)
-{
-    lazy *l = find_lazy(x, h);
-    if (l == NULL)
-        return WD_OK;
-    WD_TRY(move_value(x, slot(x, h), h));
-    forget_lazy(x, find_lazy(x, h));
-    return WD_OK;
-}
-
-/* Materializes the lazy operands at heights [lo, hi). */
-static wd_status materialize_range(xlate *x, uint32_t lo, uint32_t hi)
-{
-    if (!x->live)
-        return WD_OK;
-    for (uint32_t i = 0; i < x->nlz;) {
-        uint32_t h = x->lz[i].h;
-        if (h >= lo && h < hi) {
-            WD_TRY(move_value(x, slot(x, h), h));
-            forget_lazy(x, &x->lz[i]);
-        } else {
-            i++;
-        }
-    }
-    return WD_OK;
-}
-
-/* Materializes the top n operands (those a consumer reads from consecutive slots). */
-static wd_status materialize_top(xlate *x, uint32_t n)
-{
-    uint32_t v = x->val_count;
-    return materialize_range(x, v > n ? v - n : 0, v);
-}
-
-/* Moves the n (popped) values at heights h... into slots dst...: a branch's values. */
-static wd_status move_values(xlate *x, uint32_t dst, uint32_t h, uint32_t n)
-{
-    if (n == 1)
-        return move_value(x, dst, h);
-    WD_TRY(materialize_range(x, h, h + n));
-    return emit_moves(x, dst, slot(x, h), n);
-}
-
-/* Materializes the operands on the stack that read local `idx`, before it is written. */
-static wd_status materialize_local(xlate *x, uint32_t idx)
-{
-    for (uint32_t i = 0; i < x->nlz;) {
-        const lazy *l = &x->lz[i];
-        if (l->kind == LZ_LOCAL && l->local == idx && l->h < x->val_count) {
-            WD_TRY(move_value(x, slot(x, l->h), l->h));
-            forget_lazy(x, &x->lz[i]);
-        } else {
-            i++;
-        }
-    }
-    return WD_OK;
-}
-
-/* The slot to read the (popped) operand at height h from: its own, or a lazy local's; a
- * lazy constant is materialized first. Call before the next push reuses the height. */
-static wd_status operand(xlate *x, uint32_t h, uint32_t *at)
-{
-    const lazy *l = find_lazy(x, h);
-    if (l != NULL && l->kind == LZ_LOCAL) {
-        *at = l->local;
-        return WD_OK;
-    }
-    *at = slot(x, h);
-    return materialize(x, h);
-}
-
-/* The popped operand at height h as an immediate of an operation on `type`, if it is a
- * lazy constant that fits (i64: a sign-extended 32-bit value). */
-static bool operand_imm(xlate *x, uint32_t h, uint8_t type, uint32_t *imm)
-{
-    const lazy *l = find_lazy(x, h);
-    if (l == NULL || l->kind == LZ_LOCAL)
-        return false;
-    if (l->kind == LZ_CONST32 && type == WD_I32) {
-        *imm = (uint32_t)l->k;
-        return true;
-    }
-    if (l->kind == LZ_CONST64 && type == WD_I64 && (int64_t)(int32_t)(uint32_t)l->k == (int64_t)l->k) {
-        *imm = (uint32_t)l->k;
-        return true;
-    }
-    return false;
-}
-
 /* The operation computing `b op a` for `a op b` (a commutative op, or a comparison
  * mirrored), or 0. */
 static uint32_t mirrored(uint32_t op)
@@ -677,95 +742,28 @@ static uint32_t wide_form(uint32_t op)
     }
 }
 
-/* Emits wide operation wop into slot(h) of the popped operand at height `from` and the
- * constant k, which goes into the DATA that follows. */
-static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, uint64_t k)
+/* The fused forms of memory instruction op (ops.def): k = 0 the address from an i32.add,
+ * 1 from an i32.add of an immediate, 2 a constant value (stores); 0 where there is none. */
+static uint32_t mem_form(uint32_t op, int k)
 {
-    uint32_t src = 0, idx = 0;
-    WD_TRY(operand(x, from, &src));
-    WD_TRY(emit(x, wop, slot(x, h), src, 0, NULL));
-    WD_TRY(put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off, &idx));
-    x->insns[idx].bc = k;
-    return WD_OK;
-}
-
-/* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
- * taking a constant operand as an immediate where there is an immediate form. */
-static wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
-{
-    uint32_t lhs = 0, rhs = 0, imm = 0, iop = imm_form(op), mop = mirrored(op);
-    const lazy *k = find_lazy(x, h + 1);
-    if (op == WD_OP_I64_AND && k != NULL && k->kind == LZ_CONST64 && k->k == UINT32_MAX) {
-        /* x & 0xFFFFFFFF (no immediate form: it does not sign-extend from 32 bits) */
-        WD_TRY(operand(x, h, &lhs));
-        return emit(x, WD_OP_I64_EXTEND_I32_U, slot(x, h), lhs, 0, NULL);
-    }
-    if (iop != 0 && operand_imm(x, h + 1, type, &imm)) {
-        WD_TRY(operand(x, h, &lhs));
-        return emit(x, iop, slot(x, h), lhs, imm, NULL);
-    }
-    if (mop != 0 && imm_form(mop) != 0 && operand_imm(x, h, type, &imm)) {
-        WD_TRY(operand(x, h + 1, &rhs));
-        return emit(x, imm_form(mop), slot(x, h), rhs, imm, NULL);
-    }
-    uint32_t wop = wide_form(op);
-    const lazy *l = find_lazy(x, h);
-    if (wop != 0 && k != NULL && k->kind == LZ_CONST64)
-        return emit_wide(x, wop, h, h, k->k);
-    if (wop != 0 && mop == op && l != NULL && l->kind == LZ_CONST64)
-        return emit_wide(x, wop, h, h + 1, l->k);
-    WD_TRY(operand(x, h, &lhs));
-    WD_TRY(operand(x, h + 1, &rhs));
-    return emit(x, op, slot(x, h), lhs, rhs, NULL);
-}
-
-/* Operations whose result may be written straight into a local (they cannot trap, so
- * charging the `local.set` with them is exact). */
-static bool pure_producer(uint32_t op)
-{
-    if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
-        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
-        wd_op_has_data(op))
-        return true;
-    uint8_t kind = wd_op_info[op].kind;
-    return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
-}
-
-/* Charges the pending and current costs to instruction i, the open block's last one or a
- * wide operation before its DATA (it must not trap: it then stands for what follows it
- * too). False if the sums would overflow. */
-static bool charge_to(xlate *x, uint32_t i)
-{
-    uint64_t cost = x->pending + x->cur;
-    if ((uint64_t)x->insns[x->meter].a + cost > UINT32_MAX || x->icosts[i] + cost > UINT32_MAX)
-        return false;
-    x->icosts[i] += (uint32_t)cost;
-    x->insns[x->meter].a += (uint32_t)cost;
-    x->pending = x->cur = 0;
-    x->pending_off = NONE;
-    return true;
-}
-
-/* `local.set idx` (tee: local.tee) of operand slot `src`: retargets the instruction that
- * produced it. One that can trap takes a local.set alone (code.h, "Peephole fusion"). */
-static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
-{
-    wd_insn *l1 = tail(x, 1);
-    uint32_t at = x->insn_count - 1;
-    if (l1 != NULL && l1->op == WD_OP_DATA && tail(x, 2) != NULL && wd_op_has_data(tail(x, 2)->op))
-        l1 = tail(x, 2), at--; /* a wide operation: its constant follows it */
-    if (l1 == NULL || l1->a != src)
-        return false;
-    bool traps = wd_op_traps_with_result(l1->op);
-    const uint32_t *op_cost = x->costs->op;
-    if (traps && (x->pending != 0 || (tee && op_cost[0x22] != op_cost[0x21])))
-        return false; /* only the set's cost may be refunded (0x21 local.set, 0x22 tee) */
-    if (!traps && !pure_producer(l1->op))
-        return false;
-    if (!charge_to(x, at))
-        return false;
-    l1->a = idx;
-    return true;
+    static const uint32_t forms[][4] = {
+        {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
+        {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
+        {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
+        {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
+        {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
+        {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
+        {WD_OP_I64_LOAD32_U, WD_OP_I64_LOAD32_U_RR, WD_OP_I64_LOAD32_U_RI, 0},
+        {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
+        {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
+        {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
+        {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
+        {WD_OP_I64_STORE32, WD_OP_I64_STORE32_RR, WD_OP_I64_STORE32_RI, 0},
+    };
+    for (size_t i = 0; i < WD_ARRAY_COUNT(forms); i++)
+        if (forms[i][0] == op)
+            return forms[i][k + 1];
+    return 0;
 }
 
 /* The comparison-and-branch for comparison `op` (negated: jump when it is false). */
@@ -790,6 +788,328 @@ static uint32_t branch_form(uint32_t op, bool negate)
     return 0;
 }
 
+/* Operations whose result may be written straight into a local (they cannot trap, so
+ * charging the `local.set` with them is exact). */
+static bool pure_producer(uint32_t op)
+{
+    if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
+        op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
+        wd_op_has_data(op))
+        return true;
+    uint8_t kind = wd_op_info[op].kind;
+    return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
+}
+
+static void init_forms(opform *forms)
+{
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        opform *f = &forms[op];
+        f->imm = (uint16_t)imm_form(op);
+        f->mirror = (uint16_t)mirrored(op);
+        f->mirror_imm = f->mirror != 0 ? (uint16_t)imm_form(f->mirror) : 0;
+        f->wide = (uint16_t)wide_form(op);
+        for (int k = 0; k < 3; k++)
+            f->mem[k] = (uint16_t)mem_form(op, k);
+        f->br[0] = (uint16_t)branch_form(op, false);
+        f->br[1] = (uint16_t)branch_form(op, true);
+        f->flags = (uint8_t)((pure_producer(op) ? F_PURE : 0) |
+                             (wd_op_traps_with_result(op) ? F_TRAPS : 0));
+    }
+}
+
+/* The lazy operand at height h, or NULL. */
+WD_INLINE lazy *find_lazy(xlate *x, uint32_t h)
+{
+    if (h >= x->lz_end)
+        return NULL;
+    if (h == x->lz_end - 1)
+        return &x->lz[x->nlz - 1];
+    for (uint32_t i = x->nlz - 1; i-- > 0;) {
+        if (x->lz[i].h == h)
+            return &x->lz[i];
+        if (x->lz[i].h < h)
+            break;
+    }
+    return NULL;
+}
+
+static void forget_lazy(xlate *x, lazy *l)
+{
+    for (uint32_t i = (uint32_t)(l - x->lz); i + 1 < x->nlz; i++)
+        x->lz[i] = x->lz[i + 1]; /* usually none: the last one goes */
+    x->nlz--;
+    x->lz_end = x->nlz > 0 ? x->lz[x->nlz - 1].h + 1 : 0;
+}
+
+/* Adds lazy operand l (the highest). */
+WD_INLINE void add_lazy(xlate *x, const lazy *l)
+{
+    x->lz[x->nlz++] = *l;
+    x->lz_end = l->h + 1;
+}
+
+/* Makes the value at height h (a lazy operand) a lazy `kind` one, if there is room. */
+WD_INLINE bool make_lazy(xlate *x, uint32_t h, uint32_t kind, uint32_t local, uint64_t k)
+{
+    if (x->no_fuse || !x->live || x->nlz == MAX_LAZY)
+        return false;
+    if (x->lz_end > h)
+        forget_above(x, h);
+    lazy *l = &x->lz[x->nlz++];
+    l->h = h;
+    l->kind = kind;
+    l->local = local;
+    l->k = k;
+    x->lz_end = h + 1;
+    return true;
+}
+
+/* Emits the move into slot `dst` of the value at height h, lazy operand l or NULL (nothing
+ * if it is there). */
+static wd_status move_lazy(xlate *x, uint32_t dst, uint32_t h, const lazy *l)
+{
+    if (l == NULL || l->kind == LZ_LOCAL) {
+        uint32_t src = l != NULL ? l->local : slot(x, h);
+        return src != dst ? emit(x, WD_OP_MOV, dst, src, 0, NULL) : WD_OK;
+    }
+    if (l->kind == LZ_CONST32)
+        return emit(x, WD_OP_CONST32, dst, (uint32_t)l->k, 0, NULL);
+    return emit_const64(x, dst, l->k);
+}
+
+/* Emits the move of the value at height h into slot `dst` (nothing if it is there). */
+static wd_status move_value(xlate *x, uint32_t dst, uint32_t h)
+{
+    return move_lazy(x, dst, h, find_lazy(x, h));
+}
+
+/* Moves lazy operand l (at height h) into its slot. */
+static WD_NOINLINE wd_status materialize_lazy(xlate *x, lazy *l, uint32_t h)
+{
+    WD_TRY(move_lazy(x, slot(x, h), h, l));
+    forget_lazy(x, l);
+    return WD_OK;
+}
+
+/* Moves the lazy operand at height h, if it is one, into its slot. */
+WD_INLINE wd_status materialize(xlate *x, uint32_t h)
+{
+    lazy *l = find_lazy(x, h);
+    return l == NULL ? WD_OK : materialize_lazy(x, l, h);
+}
+
+/* Materializes the lazy operands at heights [lo, hi). */
+static wd_status materialize_range(xlate *x, uint32_t lo, uint32_t hi)
+{
+    if (!x->live || lo >= x->lz_end)
+        return WD_OK;
+    uint32_t i = 0;
+    while (i < x->nlz && x->lz[i].h < lo) /* by increasing height: the range is contiguous */
+        i++;
+    while (i < x->nlz && x->lz[i].h < hi) {
+        lazy *l = &x->lz[i];
+        WD_TRY(move_lazy(x, slot(x, l->h), l->h, l));
+        forget_lazy(x, l); /* lz[i] is the next one then */
+    }
+    return WD_OK;
+}
+
+/* Materializes the top n operands (those a consumer reads from consecutive slots). */
+static wd_status materialize_top(xlate *x, uint32_t n)
+{
+    uint32_t v = x->val_count;
+    return materialize_range(x, v > n ? v - n : 0, v);
+}
+
+/* Moves the n (popped) values at heights h... into slots dst...: a branch's values. */
+static wd_status move_values(xlate *x, uint32_t dst, uint32_t h, uint32_t n)
+{
+    if (n == 1)
+        return move_value(x, dst, h);
+    WD_TRY(materialize_range(x, h, h + n));
+    return emit_moves(x, dst, slot(x, h), n);
+}
+
+/* Materializes the operands on the stack that read local `idx`, before it is written. */
+static wd_status materialize_local(xlate *x, uint32_t idx)
+{
+    for (uint32_t i = 0; i < x->nlz;) {
+        lazy *l = &x->lz[i];
+        if (l->kind == LZ_LOCAL && l->local == idx && l->h < x->val_count) {
+            WD_TRY(move_lazy(x, slot(x, l->h), l->h, l));
+            forget_lazy(x, l);
+        } else {
+            i++;
+        }
+    }
+    return WD_OK;
+}
+
+/* The slot to read the (popped) operand at height h from: its own, or a lazy local's; a
+ * lazy constant is materialized first. Call before the next push reuses the height. */
+WD_INLINE wd_status operand(xlate *x, uint32_t h, uint32_t *at)
+{
+    lazy *l = find_lazy(x, h);
+    if (l != NULL && l->kind == LZ_LOCAL) {
+        *at = l->local;
+        return WD_OK;
+    }
+    *at = slot(x, h);
+    return l == NULL ? WD_OK : materialize_lazy(x, l, h);
+}
+
+/* Lazy operand l (or NULL) as an immediate of an operation on `type`, if it is a constant
+ * that fits (i64: a sign-extended 32-bit value). */
+WD_INLINE bool lazy_imm(const lazy *l, uint8_t type, uint32_t *imm)
+{
+    if (l == NULL || l->kind == LZ_LOCAL)
+        return false;
+    if (l->kind == LZ_CONST32 && type == WD_I32) {
+        *imm = (uint32_t)l->k;
+        return true;
+    }
+    if (l->kind == LZ_CONST64 && type == WD_I64 && (int64_t)(int32_t)(uint32_t)l->k == (int64_t)l->k) {
+        *imm = (uint32_t)l->k;
+        return true;
+    }
+    return false;
+}
+
+/* The popped operand at height h as an immediate of an operation on `type` (lazy_imm). */
+WD_INLINE bool operand_imm(xlate *x, uint32_t h, uint8_t type, uint32_t *imm)
+{
+    return lazy_imm(find_lazy(x, h), type, imm);
+}
+
+/* Emits wide operation wop into slot(h) of the popped operand at height `from` and the
+ * constant k, which goes into the DATA that follows. */
+static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, uint64_t k)
+{
+    uint32_t src = 0;
+    WD_TRY(operand(x, from, &src));
+    WD_TRY(emit(x, wop, slot(x, h), src, 0, NULL));
+    uint32_t idx = put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off);
+    x->insns[idx].bc = k;
+    return WD_OK;
+}
+
+/* The lazy operands at heights h (*lo) and h + 1 (*hi), NULL where there is none: two
+ * find_lazy in one pass (heights in lz increase strictly). */
+WD_INLINE void find_lazy2(xlate *x, uint32_t h, lazy **lo, lazy **hi)
+{
+    *lo = *hi = NULL;
+    if (h >= x->lz_end)
+        return;
+    if (x->lz_end <= h + 2) { /* the last one is at h + 1 or h: nothing above */
+        lazy *l = &x->lz[x->nlz - 1];
+        if (l->h == h) {
+            *lo = l;
+        } else {
+            *hi = l;
+            if (x->nlz >= 2 && l[-1].h == h)
+                *lo = l - 1;
+        }
+        return;
+    }
+    for (uint32_t i = x->nlz; i-- > 0;) {
+        lazy *l = &x->lz[i];
+        if (l->h > h + 1)
+            continue;
+        if (l->h == h + 1) {
+            *hi = l;
+            continue;
+        }
+        if (l->h == h)
+            *lo = l;
+        break;
+    }
+}
+
+/* operand() of the popped operand at height h, whose lazy entry (find_lazy) is l. */
+WD_INLINE wd_status operand_of(xlate *x, uint32_t h, lazy *l, uint32_t *at)
+{
+    if (l != NULL && l->kind == LZ_LOCAL) {
+        *at = l->local;
+        return WD_OK;
+    }
+    *at = slot(x, h);
+    return l == NULL ? WD_OK : materialize_lazy(x, l, h);
+}
+
+/* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
+ * taking a constant operand as an immediate where there is an immediate form. */
+WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
+{
+    const opform *f = &x->forms[op];
+    uint32_t lhs = 0, rhs = 0, imm = 0;
+    lazy *l = NULL, *k = NULL;
+    find_lazy2(x, h, &l, &k);
+    if (WD_UNLIKELY(op == WD_OP_I64_AND) && k != NULL && k->kind == LZ_CONST64 &&
+        k->k == UINT32_MAX) {
+        /* x & 0xFFFFFFFF (no immediate form: it does not sign-extend from 32 bits) */
+        WD_TRY(operand_of(x, h, l, &lhs));
+        return emit(x, WD_OP_I64_EXTEND_I32_U, slot(x, h), lhs, 0, NULL);
+    }
+    if (f->imm != 0 && lazy_imm(k, type, &imm)) {
+        WD_TRY(operand_of(x, h, l, &lhs));
+        return emit(x, f->imm, slot(x, h), lhs, imm, NULL);
+    }
+    if (f->mirror_imm != 0 && lazy_imm(l, type, &imm)) {
+        WD_TRY(operand_of(x, h + 1, k, &rhs));
+        return emit(x, f->mirror_imm, slot(x, h), rhs, imm, NULL);
+    }
+    if (WD_UNLIKELY(f->wide != 0)) {
+        if (k != NULL && k->kind == LZ_CONST64)
+            return emit_wide(x, f->wide, h, h, k->k);
+        if (f->mirror == op && l != NULL && l->kind == LZ_CONST64)
+            return emit_wide(x, f->wide, h, h + 1, l->k);
+    }
+    bool moved = l != NULL && l->kind != LZ_LOCAL; /* materialized: entries above shift */
+    WD_TRY(operand_of(x, h, l, &lhs));
+    if (moved)
+        k = find_lazy(x, h + 1);
+    WD_TRY(operand_of(x, h + 1, k, &rhs));
+    return emit(x, op, slot(x, h), lhs, rhs, NULL);
+}
+
+/* Charges the pending and current costs to instruction i, the open block's last one or a
+ * wide operation before its DATA (it must not trap: it then stands for what follows it
+ * too). False if the sums would overflow. */
+static bool charge_to(xlate *x, uint32_t i)
+{
+    uint64_t cost = x->pending + x->cur;
+    if ((uint64_t)x->charge + cost > UINT32_MAX || x->icosts[i] + cost > UINT32_MAX)
+        return false;
+    x->icosts[i] += (uint32_t)cost;
+    x->charge += (uint32_t)cost;
+    x->pending = x->cur = 0;
+    x->pending_off = NONE;
+    return true;
+}
+
+/* `local.set idx` (tee: local.tee) of operand slot `src`: retargets the instruction that
+ * produced it. One that can trap takes a local.set alone (code.h, "Peephole fusion"). */
+static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
+{
+    wd_insn *l1 = tail(x, 1);
+    uint32_t at = x->insn_count - 1;
+    if (l1 != NULL && l1->op == WD_OP_DATA && tail(x, 2) != NULL && wd_op_has_data(tail(x, 2)->op))
+        l1 = tail(x, 2), at--; /* a wide operation: its constant follows it */
+    if (l1 == NULL || l1->a != src)
+        return false;
+    uint8_t flags = x->forms[l1->op].flags;
+    bool traps = (flags & F_TRAPS) != 0;
+    const uint32_t *op_cost = x->costs->op;
+    if (traps && (x->pending != 0 || (tee && op_cost[0x22] != op_cost[0x21])))
+        return false; /* only the set's cost may be refunded (0x21 local.set, 0x22 tee) */
+    if (!traps && !(flags & F_PURE))
+        return false;
+    if (!charge_to(x, at))
+        return false;
+    l1->a = idx;
+    return true;
+}
+
 /* Emits a branch on the popped condition at height h (when_true: jump if non-zero), fused
  * with the comparison, eqz or i32.and of an immediate that computed it. */
 static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx)
@@ -810,7 +1130,7 @@ static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t
             return emit(x, when_true ? WD_OP_BR_I32_AND_NZ_I : WD_OP_BR_I32_AND_Z_I, NONE, b, c,
                         idx);
         }
-        uint32_t br = branch_form(op, !when_true);
+        uint32_t br = x->forms[op].br[!when_true];
         if (br != 0) {
             drop_last(x);
             return emit(x, br, NONE, b, c, idx);
@@ -858,6 +1178,7 @@ static wd_status block_type(xlate *x, const wd_body_imm *im, frame *f)
     return WD_OK;
 }
 
+/* block, loop or if (im: op and block type). */
 static wd_status do_block(xlate *x, const wd_body_imm *im)
 {
     frame f;
@@ -871,7 +1192,7 @@ static wd_status do_block(xlate *x, const wd_body_imm *im)
      * condition may stay lazy */
     WD_TRY(materialize_range(x, 0, x->val_count - (f.kind == K_IF && x->val_count > 0)));
     if (f.kind == K_IF) {
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, WD_I32));
         cond = x->val_count;
     }
     WD_TRY(pop_n(x, f.params, f.param_count));
@@ -1032,7 +1353,7 @@ static wd_status do_br_if(xlate *x, uint32_t depth)
 {
     frame *f = NULL;
     WD_TRY(get_label(x, depth, &f));
-    WD_TRY(pop(x, WD_I32, NULL));
+    WD_TRY(pop(x, WD_I32));
     uint32_t cond = x->val_count, n = label_arity(f);
     WD_TRY(pop_n(x, label_types(f), n));
     if (x->live)
@@ -1046,7 +1367,7 @@ static wd_status repush(xlate *x, const uint8_t *types, uint32_t n)
     uint8_t got[MAX_ARITY];
     WD_ASSERT(n <= MAX_ARITY);
     for (uint32_t i = n; i-- > 0;)
-        WD_TRY(pop(x, types[i], &got[i]));
+        WD_TRY(pop_got(x, types[i], &got[i]));
     return push_n(x, got, n);
 }
 
@@ -1054,7 +1375,7 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
 {
     const uint32_t *labels = x->d->labels;
     frame *f = NULL;
-    WD_TRY(pop(x, WD_I32, NULL));
+    WD_TRY(pop(x, WD_I32));
     uint32_t h = x->val_count, index = 0;
     WD_TRY(get_label(x, im->y, &f));
     uint32_t arity = label_arity(f);
@@ -1076,11 +1397,11 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
     if (x->live) {
         uint32_t src = slot(x, x->val_count);
         x->cur += (uint64_t)x->costs->branch_per_value * arity;
+        WD_TRY(reserve(x, im->count + 1));
         WD_TRY(emit(x, WD_OP_BR_TABLE, index, im->count + 1, arity, NULL));
         for (uint32_t i = 0; i <= im->count; i++) {
             frame *g = &x->ctrls[x->ctrl_count - 1 - (i < im->count ? labels[i] : im->y)];
-            uint32_t idx = 0;
-            WD_TRY(put(x, WD_OP_DATA, NONE, slot(x, g->height), src, 0, x->op_off, &idx));
+            uint32_t idx = put(x, WD_OP_DATA, NONE, slot(x, g->height), src, 0, x->op_off);
             link_branch(x, g, idx);
         }
     }
@@ -1101,39 +1422,37 @@ static wd_status do_return(xlate *x)
     return WD_OK;
 }
 
-static wd_status do_call(xlate *x, const wd_body_imm *im)
+/* call (op CALL: idx a function) or call_indirect (idx a type, of table `table`). */
+static wd_status do_call(xlate *x, uint32_t op, uint32_t idx, uint32_t table)
 {
     const wd_module *m = x->m;
     const wd_functype *ft;
-    uint32_t table = 0;
-    if (im->op == WD_OP_CALL) {
-        if (im->x >= m->func_count)
-            return invalid(x, "unknown function %" PRIu32, im->x);
-        ft = &m->types[m->funcs[im->x].type_idx];
+    if (op == WD_OP_CALL) {
+        if (idx >= m->func_count)
+            return invalid(x, "unknown function %" PRIu32, idx);
+        ft = &m->types[m->funcs[idx].type_idx];
     } else {
-        table = im->y;
         if (table >= m->table_count)
             return invalid(x, "unknown table %" PRIu32, table);
-        if (im->x >= m->type_count)
-            return invalid(x, "unknown type %" PRIu32, im->x);
+        if (idx >= m->type_count)
+            return invalid(x, "unknown type %" PRIu32, idx);
         if (m->tables[table].elem != WD_FUNCREF)
             return invalid(
                 x, "type mismatch in call_indirect: table %" PRIu32 " is not a funcref table",
                 table);
-        ft = &m->types[im->x];
+        ft = &m->types[idx];
     }
     /* the arguments (and the element index) are read from consecutive slots; lazy
      * operands below them stay lazy: a call cannot change this frame's locals */
-    WD_TRY(materialize_top(x, ft->param_count + (im->op == WD_OP_CALL ? 0 : 1)));
-    if (im->op != WD_OP_CALL)
-        WD_TRY(pop(x, WD_I32, NULL));
+    WD_TRY(materialize_top(x, ft->param_count + (op == WD_OP_CALL ? 0 : 1)));
+    if (op != WD_OP_CALL)
+        WD_TRY(pop(x, WD_I32));
     WD_TRY(check_functype(x, ft));
     WD_TRY(pop_n(x, ft->params, ft->param_count));
     uint32_t base = slot(x, x->val_count);
     WD_TRY(push_n(x, ft->results, ft->result_count));
     if (x->live) {
-        uint32_t op = im->op == WD_OP_CALL ? WD_OP_CALL : WD_OP_CALL_INDIRECT;
-        WD_TRY(emit(x, op, im->x, base, table, NULL));
+        WD_TRY(emit(x, op, idx, base, table, NULL));
         close_block(x);
     }
     return WD_OK;
@@ -1151,20 +1470,21 @@ static bool is_ref(uint8_t t)
     return t == WD_FUNCREF || t == WD_EXTERNREF || t == T_ANY;
 }
 
+/* select, or (im->op SELECT_T) select t* with im->count types, the last im->vt. */
 static wd_status do_select(xlate *x, const wd_body_imm *im)
 {
     uint8_t t1 = T_ANY, t2 = T_ANY, t = T_ANY;
-    WD_TRY(pop(x, WD_I32, NULL));
+    WD_TRY(pop(x, WD_I32));
     if (im->op == WD_OP_SELECT_T) {
         if (im->count != 1)
             return invalid(x, "invalid result arity: select takes 1 type, got %" PRIu32, im->count);
         WD_TRY(check_valtype(x, im->vt));
-        WD_TRY(pop(x, im->vt, NULL));
-        WD_TRY(pop(x, im->vt, NULL));
+        WD_TRY(pop(x, im->vt));
+        WD_TRY(pop(x, im->vt));
         t = im->vt;
     } else {
-        WD_TRY(pop(x, T_ANY, &t1));
-        WD_TRY(pop(x, T_ANY, &t2));
+        WD_TRY(pop_got(x, T_ANY, &t1));
+        WD_TRY(pop_got(x, T_ANY, &t2));
         /* v128 never reaches the stack, so is_vec is left out */
         if (!is_num(t1) || !is_num(t2))
             return invalid(x,
@@ -1209,52 +1529,82 @@ static wd_status set_local(xlate *x, uint32_t idx, uint32_t h, bool tee)
     return WD_OK;
 }
 
-static wd_status do_variable(xlate *x, const wd_body_imm *im)
+static WD_NOINLINE wd_status unknown_local(xlate *x, uint32_t idx)
 {
-    const wd_module *m = x->m;
-    uint32_t idx = im->x;
-    uint8_t t = 0;
-    if (im->op == WD_OP_GLOBAL_GET || im->op == WD_OP_GLOBAL_SET) {
-        if (idx >= m->global_count)
-            return invalid(x, "unknown global %" PRIu32, idx);
-        const wd_globaltype *g = &m->globals[idx].type;
-        WD_TRY(check_valtype(x, g->type));
-        if (im->op == WD_OP_GLOBAL_GET) {
-            WD_TRY(push(x, g->type));
-            return x->live ? emit(x, WD_OP_GLOBAL_GET, top_slot(x), idx, 0, NULL) : WD_OK;
-        }
-        if (!g->mut)
-            return invalid(x, "global is immutable: global.set %" PRIu32, idx);
-        WD_TRY(pop(x, g->type, NULL));
-        uint32_t src = 0;
-        if (!x->live)
-            return WD_OK;
-        WD_TRY(operand(x, x->val_count, &src));
-        return emit(x, WD_OP_GLOBAL_SET, src, idx, 0, NULL);
-    }
-    if (idx >= x->local_slots)
-        return invalid(x, "unknown local %" PRIu32, idx);
+    return invalid(x, "unknown local %" PRIu32, idx);
+}
+
+/* The type of local idx. */
+WD_INLINE wd_status local_type(xlate *x, uint32_t idx, uint8_t *t)
+{
+    if (WD_UNLIKELY(idx >= x->local_slots))
+        return unknown_local(x, idx);
     uint32_t params = x->type->param_count;
-    t = idx < params ? x->type->params[idx] : x->local_types[idx - params];
-    if (im->op == WD_OP_LOCAL_GET) {
-        WD_TRY(push(x, t));
-        if (!x->live || make_lazy(x, x->val_count - 1, LZ_LOCAL, idx, 0))
-            return WD_OK;
-        return emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL);
-    }
-    WD_TRY(pop(x, t, NULL));
+    *t = idx < params ? x->type->params[idx] : x->local_types[idx - params];
+    return WD_OK;
+}
+
+WD_INLINE wd_status do_local_get(xlate *x, uint32_t idx)
+{
+    uint8_t t = 0;
+    WD_TRY(local_type(x, idx, &t));
+    WD_TRY(push(x, t));
+    if (!x->live || make_lazy(x, x->val_count - 1, LZ_LOCAL, idx, 0))
+        return WD_OK;
+    return emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL);
+}
+
+/* local.set, or (tee) local.tee. */
+WD_INLINE wd_status do_local_set(xlate *x, uint32_t idx, bool tee)
+{
+    uint8_t t = 0;
+    WD_TRY(local_type(x, idx, &t));
+    WD_TRY(pop(x, t));
     uint32_t h = x->val_count;
     if (x->live)
-        WD_TRY(set_local(x, idx, h, im->op == WD_OP_LOCAL_TEE));
-    if (im->op != WD_OP_LOCAL_TEE)
+        WD_TRY(set_local(x, idx, h, tee));
+    if (!tee)
         return WD_OK;
     /* the value goes back where it was: keep it lazy if it is */
     const lazy *l = find_lazy(x, h);
     lazy keep = l != NULL ? *l : (lazy){.h = NONE};
     WD_TRY(push(x, t));
     if (keep.h != NONE)
-        x->lz[x->nlz++] = keep;
+        add_lazy(x, &keep);
     return WD_OK;
+}
+
+/* The type of global idx, checked (and whether it may be set). */
+WD_INLINE wd_status global_type(xlate *x, uint32_t idx, const wd_globaltype **out)
+{
+    if (WD_UNLIKELY(idx >= x->m->global_count))
+        return invalid(x, "unknown global %" PRIu32, idx);
+    const wd_globaltype *g = &x->m->globals[idx].type;
+    WD_TRY(check_valtype(x, g->type));
+    *out = g;
+    return WD_OK;
+}
+
+WD_INLINE wd_status do_global_get(xlate *x, uint32_t idx)
+{
+    const wd_globaltype *g = NULL;
+    WD_TRY(global_type(x, idx, &g));
+    WD_TRY(push(x, g->type));
+    return x->live ? emit(x, WD_OP_GLOBAL_GET, top_slot(x), idx, 0, NULL) : WD_OK;
+}
+
+static wd_status do_global_set(xlate *x, uint32_t idx)
+{
+    const wd_globaltype *g = NULL;
+    WD_TRY(global_type(x, idx, &g));
+    if (!g->mut)
+        return invalid(x, "global is immutable: global.set %" PRIu32, idx);
+    WD_TRY(pop(x, g->type));
+    uint32_t src = 0;
+    if (!x->live)
+        return WD_OK;
+    WD_TRY(operand(x, x->val_count, &src));
+    return emit(x, WD_OP_GLOBAL_SET, src, idx, 0, NULL);
 }
 
 static wd_status need_table(xlate *x, uint32_t idx, uint8_t *elem)
@@ -1275,7 +1625,7 @@ static wd_status need_elem(xlate *x, uint32_t idx)
 static wd_status pop_i32s(xlate *x, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, WD_I32));
     return WD_OK;
 }
 
@@ -1288,13 +1638,13 @@ static wd_status do_table(xlate *x, const wd_body_imm *im)
         WD_TRY(need_table(x, im->x, &t));
     switch (im->op) {
     case WD_OP_TABLE_GET:
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, WD_I32));
         WD_TRY(push(x, t));
         a = b = top_slot(x);
         break;
     case WD_OP_TABLE_SET:
-        WD_TRY(pop(x, t, NULL));
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, t));
+        WD_TRY(pop(x, WD_I32));
         a = slot(x, x->val_count);
         break;
     case WD_OP_TABLE_SIZE:
@@ -1302,15 +1652,15 @@ static wd_status do_table(xlate *x, const wd_body_imm *im)
         a = top_slot(x);
         break;
     case WD_OP_TABLE_GROW:
-        WD_TRY(pop(x, WD_I32, NULL));
-        WD_TRY(pop(x, t, NULL));
+        WD_TRY(pop(x, WD_I32));
+        WD_TRY(pop(x, t));
         WD_TRY(push(x, WD_I32));
         a = top_slot(x);
         break;
     case WD_OP_TABLE_FILL:
-        WD_TRY(pop(x, WD_I32, NULL));
-        WD_TRY(pop(x, t, NULL));
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, WD_I32));
+        WD_TRY(pop(x, t));
+        WD_TRY(pop(x, WD_I32));
         a = slot(x, x->val_count);
         break;
     case WD_OP_TABLE_COPY:
@@ -1338,7 +1688,7 @@ static wd_status do_table(xlate *x, const wd_body_imm *im)
 
 static wd_status need_memory(xlate *x)
 {
-    if (x->m->memory_count == 0)
+    if (WD_UNLIKELY(x->m->memory_count == 0))
         return invalid(x, "unknown memory 0");
     return WD_OK;
 }
@@ -1361,7 +1711,7 @@ static wd_status do_memory(xlate *x, const wd_body_imm *im)
         a = top_slot(x);
         break;
     case WD_OP_MEMORY_GROW:
-        WD_TRY(pop(x, WD_I32, NULL));
+        WD_TRY(pop(x, WD_I32));
         WD_TRY(push(x, WD_I32));
         a = b = top_slot(x);
         break;
@@ -1377,39 +1727,17 @@ static wd_status do_memory(xlate *x, const wd_body_imm *im)
     return x->live ? emit(x, im->op, a, b, 0, NULL) : WD_OK;
 }
 
-/* The fused forms of memory instruction op (ops.def): k = 0 the address from an i32.add,
- * 1 from an i32.add of an immediate, 2 a constant value (stores); 0 where there is none. */
-static uint32_t mem_form(uint32_t op, int k)
-{
-    static const uint32_t forms[][4] = {
-        {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
-        {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
-        {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
-        {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
-        {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
-        {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
-        {WD_OP_I64_LOAD32_U, WD_OP_I64_LOAD32_U_RR, WD_OP_I64_LOAD32_U_RI, 0},
-        {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
-        {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
-        {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
-        {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
-        {WD_OP_I64_STORE32, WD_OP_I64_STORE32_RR, WD_OP_I64_STORE32_RI, 0},
-    };
-    for (size_t i = 0; i < WD_ARRAY_COUNT(forms); i++)
-        if (forms[i][0] == op)
-            return forms[i][k + 1];
-    return 0;
-}
-
 /* A memory instruction with offset 0 whose address (the popped operand at height h, in
  * its slot) the open block's last instruction computed with an i32.add (rr, its fused form
  * then) or an i32.add of an immediate (ri): the add goes into it (*op the fused form, *b
  * and *c the add's operands); else nothing changes. A form 0: none. */
-static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t rr, uint32_t ri,
-                         uint32_t *op, uint32_t *b, uint32_t *c)
+WD_INLINE void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t rr, uint32_t ri,
+                            uint32_t *op, uint32_t *b, uint32_t *c)
 {
+    if (offset != 0)
+        return;
     wd_insn *l1 = find_lazy(x, h) == NULL ? tail(x, 1) : NULL;
-    if (offset != 0 || l1 == NULL || l1->a != slot(x, h))
+    if (l1 == NULL || l1->a != slot(x, h))
         return;
     uint32_t f = l1->op == WD_OP_I32_ADD ? rr : l1->op == WD_OP_I32_ADD_I ? ri : 0;
     if (f == 0)
@@ -1420,72 +1748,98 @@ static void fuse_address(xlate *x, uint32_t h, uint32_t offset, uint32_t rr, uin
     drop_last(x);
 }
 
-static wd_status do_memop(xlate *x, const wd_body_imm *im)
+static WD_NOINLINE wd_status misaligned(xlate *x)
 {
-    const wd_opinfo *info = &wd_op_info[im->op];
+    return invalid(x, "alignment must not be larger than natural");
+}
+
+WD_INLINE wd_status do_load(xlate *x, uint32_t op, uint32_t align, uint32_t offset)
+{
+    const wd_opinfo *info = &wd_op_info[op];
+    const opform *f = &x->forms[op];
     WD_TRY(need_memory(x));
-    if (im->align > info->t2)
-        return invalid(x, "alignment must not be larger than natural");
-    uint32_t offset = (uint32_t)im->value, addr = 0, val = 0, imm = 0, op = im->op;
-    if (info->kind == WD_KIND_LOAD) {
-        WD_TRY(pop(x, WD_I32, NULL));
-        uint32_t h = x->val_count, c = offset;
-        if (x->live) {
-            WD_TRY(operand(x, h, &addr));
-            fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
-            WD_TRY(emit(x, op, slot(x, h), addr, c, NULL));
-        }
-        return push(x, info->t1);
+    if (WD_UNLIKELY(align > info->t2))
+        return misaligned(x);
+    uint32_t addr = 0;
+    WD_TRY(pop(x, WD_I32));
+    uint32_t h = x->val_count, c = offset;
+    if (x->live) {
+        WD_TRY(operand(x, h, &addr));
+        fuse_address(x, h, offset, f->mem[0], f->mem[1], &op, &addr, &c);
+        WD_TRY(emit(x, op, slot(x, h), addr, c, NULL));
     }
-    WD_TRY(pop(x, info->t1, NULL));
-    WD_TRY(pop(x, WD_I32, NULL));
+    return push(x, info->t1);
+}
+
+static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset)
+{
+    const wd_opinfo *info = &wd_op_info[op];
+    const opform *f = &x->forms[op];
+    WD_TRY(need_memory(x));
+    if (WD_UNLIKELY(align > info->t2))
+        return misaligned(x);
+    uint32_t addr = 0, val = 0, imm = 0;
+    WD_TRY(pop(x, info->t1));
+    WD_TRY(pop(x, WD_I32));
     if (!x->live)
         return WD_OK;
     uint32_t h = x->val_count, c = offset;
     WD_TRY(operand(x, h, &addr));
-    if (mem_form(op, 2) != 0 && operand_imm(x, h + 1, info->t1, &imm)) {
+    if (f->mem[2] != 0 && operand_imm(x, h + 1, info->t1, &imm)) {
         uint32_t rri = op == WD_OP_I32_STORE ? WD_OP_I32_STORE_RRI
                        : op == WD_OP_I32_STORE8 ? WD_OP_I32_STORE8_RRI
                                                 : 0;
-        op = mem_form(op, 2);
+        op = f->mem[2];
         fuse_address(x, h, offset, rri, 0, &op, &addr, &c);
         return emit(x, op, addr, imm, c, NULL);
     }
     WD_TRY(operand(x, h + 1, &val));
-    fuse_address(x, h, offset, mem_form(op, 0), mem_form(op, 1), &op, &addr, &c);
+    fuse_address(x, h, offset, f->mem[0], f->mem[1], &op, &addr, &c);
     return emit(x, op, addr, val, c, NULL);
 }
 
-static wd_status do_numeric(xlate *x, const wd_body_imm *im)
+WD_INLINE wd_status do_unary(xlate *x, uint32_t op)
 {
-    const wd_opinfo *info = &wd_op_info[im->op];
-    WD_TRY(pop(x, info->t1, NULL));
-    if (info->kind == WD_KIND_BIN)
-        WD_TRY(pop(x, info->t1, NULL));
-    uint32_t h = x->val_count, src = 0;
-    if (x->live && info->kind == WD_KIND_BIN)
-        WD_TRY(emit_binary(x, im->op, info->t1, h));
-    else if (x->live) {
+    const wd_opinfo *info = &wd_op_info[op];
+    uint32_t src = 0;
+    WD_TRY(pop(x, info->t1));
+    uint32_t h = x->val_count;
+    if (x->live) {
         WD_TRY(operand(x, h, &src));
-        WD_TRY(emit(x, im->op, slot(x, h), src, 0, NULL));
+        WD_TRY(emit(x, op, slot(x, h), src, 0, NULL));
     }
     return push(x, info->t2); /* after the operands are read: it forgets lazy ones */
 }
 
-static wd_status do_const(xlate *x, const wd_body_imm *im)
+WD_INLINE wd_status do_binary(xlate *x, uint32_t op)
 {
-    uint8_t t = wd_op_info[im->op].t1;
-    uint32_t idx = 0;
+    const wd_opinfo *info = &wd_op_info[op];
+    uint32_t v = x->val_count;
+    if (WD_LIKELY(v >= x->top->height + 2) && x->vals[v - 1] == info->t1 &&
+        x->vals[v - 2] == info->t1) {
+        x->val_count = v - 2; /* the two pops below when they succeed */
+    } else {
+        WD_TRY(pop(x, info->t1));
+        WD_TRY(pop(x, info->t1));
+    }
+    uint32_t h = x->val_count;
+    if (x->live)
+        WD_TRY(emit_binary(x, op, info->t1, h));
+    return push(x, info->t2); /* after the operands are read: it forgets lazy ones */
+}
+
+/* A constant of instruction op (its bits in `value`). */
+WD_INLINE wd_status do_const(xlate *x, uint32_t op, uint64_t value)
+{
+    uint8_t t = wd_op_info[op].t1;
     WD_TRY(push(x, t));
     bool narrow = t == WD_I32 || t == WD_F32;
     if (!x->live || make_lazy(x, x->val_count - 1, narrow ? LZ_CONST32 : LZ_CONST64, 0,
-                              narrow ? (uint32_t)im->value : im->value))
+                              narrow ? (uint32_t)value : value))
         return WD_OK;
-    if (t == WD_I32 || t == WD_F32)
-        return emit(x, WD_OP_CONST32, top_slot(x), (uint32_t)im->value, 0, NULL);
-    WD_TRY(emit(x, WD_OP_CONST64, top_slot(x), 0, 0, &idx));
-    x->insns[idx].bc = im->value;
-    return WD_OK;
+    if (narrow)
+        return emit(x, WD_OP_CONST32, top_slot(x), (uint32_t)value, 0, NULL);
+    return emit_const64(x, top_slot(x), value);
 }
 
 static wd_status do_ref(xlate *x, const wd_body_imm *im)
@@ -1496,7 +1850,7 @@ static wd_status do_ref(xlate *x, const wd_body_imm *im)
         WD_TRY(push(x, im->vt));
         return x->live ? emit(x, WD_OP_REF_NULL, top_slot(x), 0, 0, NULL) : WD_OK;
     case WD_OP_REF_IS_NULL:
-        WD_TRY(pop(x, T_ANY, &t));
+        WD_TRY(pop_got(x, T_ANY, &t));
         if (!is_ref(t))
             return invalid(x, "type mismatch in ref.is_null: expected a reference, got %s",
                            type_name(t));
@@ -1513,24 +1867,32 @@ static wd_status do_ref(xlate *x, const wd_body_imm *im)
     }
 }
 
+static wd_status do_unreachable(xlate *x)
+{
+    if (x->live)
+        WD_TRY(emit(x, WD_OP_UNREACHABLE, 0, 0, 0, NULL));
+    terminate(x);
+    return WD_OK;
+}
+
+/* The handler of any instruction, decoded in `im`: the slow path of translate_body. */
 static wd_status dispatch(xlate *x, const wd_body_imm *im)
 {
     switch (wd_op_info[im->op].kind) {
     case WD_KIND_UN:
+        return do_unary(x, im->op);
     case WD_KIND_BIN:
-        return do_numeric(x, im);
+        return do_binary(x, im->op);
     case WD_KIND_LOAD:
+        return do_load(x, im->op, im->align, (uint32_t)im->value);
     case WD_KIND_STORE:
-        return do_memop(x, im);
+        return do_store(x, im->op, im->align, (uint32_t)im->value);
     default:
         break;
     }
     switch (im->op) {
     case WD_OP_UNREACHABLE:
-        if (x->live)
-            WD_TRY(emit(x, WD_OP_UNREACHABLE, 0, 0, 0, NULL));
-        terminate(x);
-        return WD_OK;
+        return do_unreachable(x);
     case WD_OP_NOP:
         return WD_OK;
     case WD_OP_BLOCK:
@@ -1551,18 +1913,21 @@ static wd_status dispatch(xlate *x, const wd_body_imm *im)
         return do_return(x);
     case WD_OP_CALL:
     case WD_OP_CALL_INDIRECT:
-        return do_call(x, im);
+        return do_call(x, im->op, im->x, im->op == WD_OP_CALL ? 0 : im->y);
     case WD_OP_DROP:
-        return pop(x, T_ANY, NULL);
+        return pop(x, T_ANY);
     case WD_OP_SELECT:
     case WD_OP_SELECT_T:
         return do_select(x, im);
     case WD_OP_LOCAL_GET:
+        return do_local_get(x, im->x);
     case WD_OP_LOCAL_SET:
     case WD_OP_LOCAL_TEE:
+        return do_local_set(x, im->x, im->op == WD_OP_LOCAL_TEE);
     case WD_OP_GLOBAL_GET:
+        return do_global_get(x, im->x);
     case WD_OP_GLOBAL_SET:
-        return do_variable(x, im);
+        return do_global_set(x, im->x);
     case WD_OP_TABLE_GET:
     case WD_OP_TABLE_SET:
     case WD_OP_TABLE_SIZE:
@@ -1583,14 +1948,14 @@ static wd_status dispatch(xlate *x, const wd_body_imm *im)
     case WD_OP_I64_CONST:
     case WD_OP_F32_CONST:
     case WD_OP_F64_CONST:
-        return do_const(x, im);
+        return do_const(x, im->op, im->value);
     case WD_OP_REF_NULL:
     case WD_OP_REF_IS_NULL:
     case WD_OP_REF_FUNC:
         return do_ref(x, im);
     default:
         WD_ASSERT(false); /* every opcode of ops.def is handled above */
-        return invalid(x, "unhandled instruction %s", x->opname);
+        return invalid(x, "unhandled instruction %s", op_name(x));
     }
 }
 
@@ -1607,7 +1972,7 @@ static wd_status check_locals(xlate *x, const wd_funcdef *fd)
         uint8_t t = fd->local_types[i];
         if (t == WD_V128)
             return unsupported_simd(x);
-        if (x->opts->pvm && is_float(t))
+        if (x->pvm && is_float(t))
             return forbidden_float(x, t == WD_F32 ? "f32 local" : "f64 local");
     }
     return WD_OK;
@@ -1621,7 +1986,9 @@ static wd_status enter(xlate *x, const wd_funcdef *fd)
                      (uint64_t)c->call_per_local * fd->local_count;
     if (entry > UINT32_MAX)
         return invalid(x, "function entry too costly: its charge exceeds 2^32-1 ticks");
-    WD_TRY(put(x, WD_OP_METER, (uint32_t)entry, 0, 0, (uint32_t)entry, x->op_off, &x->meter));
+    WD_TRY(reserve(x, 0));
+    x->meter = put(x, WD_OP_METER, (uint32_t)entry, 0, 0, (uint32_t)entry, x->op_off);
+    x->charge = (uint32_t)entry;
     x->open = x->live = true;
     frame f;
     memset(&f, 0, sizeof f);
@@ -1633,6 +2000,248 @@ static wd_status enter(xlate *x, const wd_funcdef *fd)
     return push_ctrl(x, &f);
 }
 
+/* The start of each instruction (as in translate_body): its cost is the current one
+ * (nothing in dead code). */
+WD_INLINE void begin(xlate *x, uint32_t op)
+{
+    if (x->live) {
+        x->cur = x->t->op_cost[op];
+        if (!x->open && x->bb_off == NONE)
+            x->bb_off = x->op_off;
+    } else {
+        x->cur = 0;
+    }
+}
+
+/* An instruction of class C_SLOW at x->op_off: decoded by validate.c. */
+static WD_NOINLINE wd_status step_slow(xlate *x)
+{
+    wd_body_imm im;
+    x->d->r.pos = x->op_off;
+    WD_TRY(wd_validate_decode_insn(x->d, &im));
+    if (x->pvm && wd_op_is_float(im.op))
+        return forbidden_float(x, wd_op_names[im.op]);
+    begin(x, im.op);
+    return dispatch(x, &im);
+}
+
+/* A u32 immediate (an index): one or two bytes inline (no error is possible then),
+ * longer or near the end through reader.c. */
+WD_INLINE wd_status read_u32(wd_reader *r, uint32_t *out)
+{
+    const uint8_t *p = r->base + r->pos;
+    size_t left = r->end - r->pos;
+    if (WD_LIKELY(left >= 1) && p[0] < 0x80) {
+        *out = p[0];
+        r->pos++;
+        return WD_OK;
+    }
+    if (WD_LIKELY(left >= 2) && p[1] < 0x80) {
+        *out = (p[0] & 0x7Fu) | (uint32_t)p[1] << 7;
+        r->pos += 2;
+        return WD_OK;
+    }
+    return wd_read_u32(r, out);
+}
+
+/* memarg immediates: an alignment of one byte (at most 32) and an offset of one or two
+ * inline, else validate.c. */
+WD_INLINE wd_status read_memarg(wd_reader *r, uint32_t *align, uint32_t *offset)
+{
+    if (WD_LIKELY(r->pos < r->end) && r->base[r->pos] <= 32) {
+        *align = r->base[r->pos++];
+        return read_u32(r, offset);
+    }
+    return wd_validate_read_memarg(r, align, offset);
+}
+
+static WD_NOINLINE wd_status read_i32_long(wd_reader *r, uint32_t *out)
+{
+    int64_t v = 0;
+    WD_TRY(wd_read_sleb_long(r, 32, &v));
+    *out = (uint32_t)v;
+    return WD_OK;
+}
+
+/* An i32.const's immediate: up to 4 bytes inline (no error is possible then: 28 bits fit),
+ * longer or near the end through reader.c. */
+WD_INLINE wd_status read_i32(wd_reader *r, uint32_t *out)
+{
+    const uint8_t *p = r->base + r->pos;
+    if (WD_LIKELY(r->end - r->pos >= 4)) {
+        uint32_t v = p[0] & 0x7Fu;
+        unsigned n = 1;
+        if (p[0] & 0x80) {
+            v |= (p[1] & 0x7Fu) << 7;
+            n = 2;
+            if (p[1] & 0x80) {
+                v |= (p[2] & 0x7Fu) << 14;
+                n = 3;
+                if (p[2] & 0x80) {
+                    if (p[3] & 0x80)
+                        return read_i32_long(r, out);
+                    v |= (p[3] & 0x7Fu) << 21;
+                    n = 4;
+                }
+            }
+        }
+        unsigned unused = 32 - 7 * n; /* sign-extends bit 7n-1 */
+        *out = (uint32_t)((int32_t)(v << unused) >> unused);
+        r->pos += n;
+        return WD_OK;
+    }
+    return read_i32_long(r, out);
+}
+
+/* A block type: the empty one or a value type inline, else validate.c. */
+WD_INLINE wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
+{
+    if (WD_LIKELY(r->pos < r->end)) {
+        uint8_t b = r->base[r->pos];
+        if (b == 0x40 || b == WD_I32 || b == WD_I64) {
+            im->bt_kind = b == 0x40 ? WD_BT_EMPTY : WD_BT_VALUE;
+            im->vt = b;
+            r->pos++;
+            return WD_OK;
+        }
+    }
+    return wd_validate_read_blocktype(r, im);
+}
+
+/* The instruction of class `cls` (opcode op) whose opcode byte was read. */
+WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
+{
+    wd_body_imm im;
+    switch (cls) {
+    case C_UN:
+        return do_unary(x, op);
+    case C_BIN:
+        return do_binary(x, op);
+    case C_LOAD: {
+        uint32_t align = 0, offset = 0;
+        WD_TRY(read_memarg(r, &align, &offset));
+        return do_load(x, op, align, offset);
+    }
+    case C_STORE: {
+        uint32_t align = 0, offset = 0;
+        WD_TRY(read_memarg(r, &align, &offset));
+        return do_store(x, op, align, offset);
+    }
+    case C_LOCAL_GET: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_local_get(x, idx);
+    }
+    case C_LOCAL_SET:
+    case C_LOCAL_TEE: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_local_set(x, idx, cls == C_LOCAL_TEE);
+    }
+    case C_GLOBAL_GET: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_global_get(x, idx);
+    }
+    case C_GLOBAL_SET: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_global_set(x, idx);
+    }
+    case C_I32_CONST: {
+        uint32_t k = 0;
+        WD_TRY(read_i32(r, &k));
+        return do_const(x, op, k);
+    }
+    case C_I64_CONST: {
+        int64_t k = 0;
+        WD_TRY(wd_read_sleb(r, 64, &k));
+        return do_const(x, op, (uint64_t)k);
+    }
+    case C_CALL: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_call(x, op, idx, 0);
+    }
+    case C_BR: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_br(x, idx);
+    }
+    case C_BR_IF: {
+        uint32_t idx = 0;
+        WD_TRY(read_u32(r, &idx));
+        return do_br_if(x, idx);
+    }
+    case C_BLOCK:
+        im.op = op;
+        WD_TRY(read_blocktype(r, &im));
+        return do_block(x, &im);
+    case C_ELSE:
+        return do_else(x);
+    case C_END:
+        return x->ctrl_count == 1 ? do_end_func(x) : do_end(x);
+    case C_DROP:
+        return pop(x, T_ANY);
+    case C_NOP:
+        return WD_OK;
+    case C_SELECT:
+        im.op = op;
+        return do_select(x, &im);
+    case C_RETURN:
+        return do_return(x);
+    case C_SLOW:
+        return step_slow(x);
+    default:
+        UNREACHABLE(); /* cls is a C_*: the jump table needs no range check */
+        return step_slow(x);
+    }
+}
+
+/* The instructions of the body, up to the end of the function's block. */
+static wd_status translate_body(xlate *x)
+{
+    wd_reader *r = &x->d->r;
+    const wd_translator *t = x->t;
+    const uint32_t *op_cost = t->op_cost;
+    uint32_t count = 0;
+    wd_status st = WD_OK;
+    for (;;) {
+        size_t at = r->pos;
+        if (WD_UNLIKELY(at >= r->end)) {
+            st = wd_validate_missing_end(x->d);
+            break;
+        }
+        x->op_off = (uint32_t)at;
+        st = reserve(x, 0);
+        if (st != WD_OK)
+            break;
+        uint8_t b = r->base[at];
+        uint32_t op = t->op_of_byte[b];
+        unsigned cls = t->cls[b];
+        count++;
+        x->cur = x->live ? op_cost[op] : 0; /* the current cost (nothing in dead code) */
+        if (WD_UNLIKELY(!x->open) && x->live && x->bb_off == NONE)
+            x->bb_off = x->op_off;
+        r->pos = at + 1;
+        st = step(x, r, cls, op);
+        if (st != WD_OK)
+            break;
+        if (x->cur != 0 && x->live) { /* elided: for the next instruction emitted */
+            if (x->pending_off == NONE)
+                x->pending_off = x->op_off;
+            x->pending += x->cur;
+        }
+        /* `cur` is set again before it is read; only an `end` closes the function */
+        if (WD_UNLIKELY(cls == C_END) && x->ctrl_count == 0)
+            break;
+    }
+    x->wasm_insn_count = count;
+    if (st == WD_OK && r->pos != r->end)
+        st = wd_fail(x->err, WD_ERR_MALFORMED, r->pos, "section size mismatch");
+    return st;
+}
+
 static wd_status translate(xlate *x)
 {
     const wd_funcdef *fd = &x->m->funcs[x->func_idx];
@@ -1640,50 +2249,38 @@ static wd_status translate(xlate *x)
     x->type = &x->m->types[fd->type_idx];
     WD_TRY(wd_validate_skip_locals(r));
     x->op_off = (uint32_t)r->pos;
-    x->opname = "function type";
+    x->what = "function type";
     WD_TRY(check_functype(x, x->type));
-    x->opname = "local";
+    x->what = "local";
     WD_TRY(check_locals(x, fd));
     WD_TRY(enter(x, fd));
-    while (x->ctrl_count > 0) {
-        if (r->pos >= r->end)
-            return wd_validate_missing_end(x->d);
-        wd_body_imm im;
-        x->op_off = (uint32_t)r->pos;
-        WD_TRY(wd_validate_decode_insn(x->d, &im));
-        x->wasm_insn_count++;
-        const wd_opinfo *info = &wd_op_info[im.op];
-        x->opname = wd_op_names[im.op];
-        if (x->opts->pvm && wd_op_is_float(im.op))
-            return forbidden_float(x, x->opname);
-        x->cur = x->live ? x->costs->op[wd_cost_index(info->prefix, info->code)] : 0;
-        if (x->live && !x->open && x->bb_off == NONE)
-            x->bb_off = x->op_off;
-        WD_TRY(dispatch(x, &im));
-        if (x->live && x->cur != 0) {
-            if (x->pending_off == NONE)
-                x->pending_off = x->op_off;
-            x->pending += x->cur;
-        }
-        x->cur = 0;
-    }
-    if (r->pos != r->end)
-        return wd_fail(x->err, WD_ERR_MALFORMED, r->pos, "section size mismatch");
-    return WD_OK;
+    x->what = NULL;
+    return translate_body(x);
 }
 
+/* The code, in the module's arena: the insns where they are (in_arena) or copied, then
+ * the costs and the offsets in one block. */
 static wd_status store_code(xlate *x)
 {
     wd_arena *a = &x->m->arena;
     uint32_t n = x->insn_count;
+    size_t isize = (size_t)n * sizeof *x->insns, csize = (size_t)n * sizeof *x->icosts;
+    wd_insn *insns = x->insns;
+    if (x->in_arena)
+        wd_arena_commit(a, isize); /* before anything else is allocated */
     wd_code *c = wd_arena_alloc(a, sizeof *c);
     if (c == NULL)
         return nomem(x);
-    c->insns = wd_arena_dup(a, x->insns, (size_t)n * sizeof *c->insns);
-    c->costs = wd_arena_dup(a, x->icosts, (size_t)n * sizeof *c->costs);
-    c->offsets = wd_arena_dup(a, x->offs, (size_t)n * sizeof *c->offsets);
-    if (c->insns == NULL || c->costs == NULL || c->offsets == NULL)
+    unsigned char *mem = wd_arena_alloc_raw(a, (x->in_arena ? 0 : isize) + 2 * csize);
+    if (mem == NULL)
         return nomem(x);
+    if (!x->in_arena) {
+        insns = memcpy(mem, x->insns, isize);
+        mem += isize;
+    }
+    c->insns = insns;
+    c->costs = memcpy(mem, x->icosts, csize);
+    c->offsets = memcpy(mem + csize, x->offs, csize);
     c->insn_count = n;
     c->func_idx = x->func_idx;
     c->param_slots = x->type->param_count;
@@ -1696,26 +2293,130 @@ static wd_status store_code(xlate *x)
     return WD_OK;
 }
 
-wd_status wd_translate_func(wd_module *m, uint32_t func_idx, wd_body_dec *d,
-                            const wd_decode_opts *opts, wd_error *err)
+wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx, wd_body_dec *d,
+                            wd_error *err)
 {
     xlate x;
     memset(&x, 0, sizeof x);
+    x.t = t;
     x.d = d;
     x.m = m;
-    x.ctx = m->ctx;
-    x.costs = opts->costs;
-    x.opts = opts;
+    x.ctx = t->ctx;
+    x.costs = t->costs;
+    x.forms = t->forms;
+    x.pvm = t->pvm;
+    x.no_fuse = t->no_fuse;
     x.err = err;
     x.func_idx = func_idx;
     x.meter = x.pending_off = x.bb_off = NONE;
-    wd_status st = translate(&x);
+    /* the buffers are the translator's, lent for this body */
+    x.vals = t->vals;
+    x.val_cap = t->val_cap;
+    x.ctrls = t->ctrls;
+    x.ctrl_cap = t->ctrl_cap;
+    x.scratch = t->insns;
+    x.icosts = t->icosts;
+    x.offs = t->offs;
+    x.scratch_cap = t->insn_cap;
+    start_code(&x);
+    wd_status st = WD_OK;
+    if (t->type_ok_for != m) { /* a translator serves one module (but be safe) */
+        wd_free(t->ctx, t->type_ok);
+        t->type_ok_for = NULL;
+        t->type_ok = wd_calloc(t->ctx, m->type_count, sizeof *t->type_ok);
+        if (t->type_ok == NULL)
+            st = nomem(&x);
+        else
+            t->type_ok_for = m;
+    }
+    x.type_ok = t->type_ok;
+    if (st == WD_OK)
+        st = translate(&x);
     if (st == WD_OK)
         st = store_code(&x);
-    wd_free(x.ctx, x.vals);
-    wd_free(x.ctx, x.ctrls);
-    wd_free(x.ctx, x.insns);
-    wd_free(x.ctx, x.icosts);
-    wd_free(x.ctx, x.offs);
+    t->vals = x.vals;
+    t->val_cap = x.val_cap;
+    t->ctrls = x.ctrls;
+    t->ctrl_cap = x.ctrl_cap;
+    t->insns = x.scratch;
+    t->icosts = x.icosts;
+    t->offs = x.offs;
+    t->insn_cap = x.scratch_cap;
     return st;
+}
+
+/* ---- the translator ------------------------------------------------------------------- */
+
+/* The class of single-byte instruction op in translate_body. */
+static unsigned class_of(uint32_t op, bool pvm)
+{
+    if (pvm && wd_op_is_float(op))
+        return C_SLOW; /* for the error, after its immediates are decoded */
+    // clang-format off
+    switch (wd_op_info[op].kind) {
+    case WD_KIND_UN: return C_UN;
+    case WD_KIND_BIN: return C_BIN;
+    case WD_KIND_LOAD: return C_LOAD;
+    case WD_KIND_STORE: return C_STORE;
+    default: break;
+    }
+    switch (op) {
+    case WD_OP_LOCAL_GET: return C_LOCAL_GET;
+    case WD_OP_LOCAL_SET: return C_LOCAL_SET;
+    case WD_OP_LOCAL_TEE: return C_LOCAL_TEE;
+    case WD_OP_GLOBAL_GET: return C_GLOBAL_GET;
+    case WD_OP_GLOBAL_SET: return C_GLOBAL_SET;
+    case WD_OP_I32_CONST: return C_I32_CONST;
+    case WD_OP_I64_CONST: return C_I64_CONST;
+    case WD_OP_CALL: return C_CALL;
+    case WD_OP_BR: return C_BR;
+    case WD_OP_BR_IF: return C_BR_IF;
+    case WD_OP_BLOCK: case WD_OP_LOOP: case WD_OP_IF: return C_BLOCK;
+    case WD_OP_ELSE: return C_ELSE;
+    case WD_OP_END: return C_END;
+    case WD_OP_DROP: return C_DROP;
+    case WD_OP_NOP: return C_NOP;
+    case WD_OP_SELECT: return C_SELECT;
+    case WD_OP_RETURN: return C_RETURN;
+    default: return C_SLOW;
+    }
+    // clang-format on
+}
+
+wd_translator *wd_translator_new(wd_ctx *ctx, const wd_decode_opts *opts)
+{
+    wd_translator *t = wd_alloc(ctx, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    t->ctx = ctx;
+    t->costs = opts->costs;
+    t->pvm = opts->pvm;
+    t->no_fuse = opts->no_fuse;
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        const wd_opinfo *info = &wd_op_info[op];
+        if (info->kind == WD_KIND_INTERNAL)
+            continue;
+        uint32_t ci = wd_cost_index(info->prefix, info->code); /* < WD_COST_OPS for ops.def's */
+        t->op_cost[op] = ci < WD_COST_OPS ? opts->costs->op[ci] : 0;
+        if (info->prefix == 0) {
+            t->op_of_byte[info->code] = (uint16_t)op;
+            t->cls[info->code] = (uint8_t)class_of(op, opts->pvm);
+        }
+    }
+    init_forms(t->forms);
+    return t;
+}
+
+void wd_translator_free(wd_translator *t)
+{
+    if (t == NULL)
+        return;
+    wd_free(t->ctx, t->vals);
+    wd_free(t->ctx, t->type_ok);
+    wd_free(t->ctx, t->ctrls);
+    wd_free(t->ctx, t->insns);
+    wd_free(t->ctx, t->icosts);
+    wd_free(t->ctx, t->offs);
+    wd_free(t->ctx, t);
 }

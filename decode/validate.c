@@ -63,7 +63,7 @@ static wd_status read_zero(wd_reader *r)
 }
 
 /* blocktype: 0x40, a value type, or a type index as a non-negative s33. */
-static wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
+wd_status wd_validate_read_blocktype(wd_reader *r, wd_body_imm *im)
 {
     size_t at = r->pos;
     if (at >= r->end)
@@ -87,14 +87,19 @@ static wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
     return WD_OK;
 }
 
-WD_INLINE wd_status read_memarg(wd_reader *r, wd_body_imm *im)
+wd_status wd_validate_read_memarg(wd_reader *r, uint32_t *align, uint32_t *offset)
 {
     size_t at = r->pos;
-    uint32_t offset = 0;
-    WD_TRY(read_u32(r, &im->align));
-    if (im->align > 32)
+    WD_TRY(read_u32(r, align));
+    if (*align > 32)
         return malformed_at(r, at, "malformed memop flags");
-    WD_TRY(read_u32(r, &offset));
+    return read_u32(r, offset);
+}
+
+WD_INLINE wd_status read_memarg(wd_reader *r, wd_body_imm *im)
+{
+    uint32_t offset = 0;
+    WD_TRY(wd_validate_read_memarg(r, &im->align, &offset));
     im->value = offset;
     return WD_OK;
 }
@@ -162,7 +167,7 @@ static wd_status decode_imm(wd_body_dec *d, wd_body_imm *im, size_t at)
     case WD_OP_BLOCK:
     case WD_OP_LOOP:
     case WD_OP_IF:
-        return read_blocktype(r, im);
+        return wd_validate_read_blocktype(r, im);
     case WD_OP_BR:
     case WD_OP_BR_IF:
     case WD_OP_CALL:
@@ -456,17 +461,19 @@ static wd_status prefer_malformed(const wd_module *m, const wd_funcdef *fd, cons
     dec_init(&d, m, bytes, size, fd, &e);
     wd_status st = scan_body(&d);
     wd_free(d.ctx, d.labels);
-    if (st != WD_ERR_MALFORMED)
+    if (st != WD_ERR_MALFORMED && st != WD_ERR_NOMEM) /* out of memory: say so */
         return WD_ERR_INVALID;
     *err = e;
     return st;
 }
 
-wd_status wd_validate_func(wd_module *m, uint32_t func_idx, const uint8_t *bytes, size_t size,
-                           const wd_decode_opts *opts, wd_error *err)
+wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_idx,
+                                const uint8_t *bytes, size_t size, const wd_decode_opts *opts,
+                                wd_error *err)
 {
     WD_ASSERT(m != NULL && opts != NULL && opts->costs != NULL && err != NULL);
     WD_ASSERT(func_idx >= m->import_func_count && func_idx < m->func_count);
+    (void)opts; /* the translator's */
     wd_funcdef *fd = &m->funcs[func_idx];
     WD_ASSERT(fd->type_idx < m->type_count);
     bool had_error = err->status != WD_OK;
@@ -477,7 +484,7 @@ wd_status wd_validate_func(wd_module *m, uint32_t func_idx, const uint8_t *bytes
     } else {
         wd_body_dec d;
         dec_init(&d, m, bytes, size, fd, err);
-        st = wd_translate_func(m, func_idx, &d, opts, err);
+        st = wd_translate_func(t, m, func_idx, &d, err);
         wd_free(d.ctx, d.labels);
         if (st == WD_ERR_INVALID && !had_error)
             st = prefer_malformed(m, fd, bytes, size, err);
@@ -488,6 +495,24 @@ wd_status wd_validate_func(wd_module *m, uint32_t func_idx, const uint8_t *bytes
             snprintf(err->msg, sizeof err->msg, "unexpected end of section or function");
         err->func_idx = func_idx;
     }
+    return st;
+}
+
+wd_status wd_validate_func(wd_module *m, uint32_t func_idx, const uint8_t *bytes, size_t size,
+                           const wd_decode_opts *opts, wd_error *err)
+{
+    WD_ASSERT(m != NULL && opts != NULL && opts->costs != NULL && err != NULL);
+    wd_translator *t = wd_translator_new(m->ctx, opts);
+    if (t == NULL) {
+        bool had_error = err->status != WD_OK;
+        m->funcs[func_idx].code = NULL;
+        wd_status st = wd_fail(err, WD_ERR_NOMEM, m->funcs[func_idx].body_offset, "out of memory");
+        if (!had_error)
+            err->func_idx = func_idx;
+        return st;
+    }
+    wd_status st = wd_validate_func_with(t, m, func_idx, bytes, size, opts, err);
+    wd_translator_free(t);
     return st;
 }
 

@@ -45,16 +45,39 @@ typedef struct wd_body_dec {
  * WD_ERR_MALFORMED with the spec's wording, WD_ERR_NOMEM). */
 WD_NODISCARD wd_status wd_validate_decode_insn(wd_body_dec *d, wd_body_imm *im);
 
+/* The immediates of wd_validate_decode_insn one at a time, for the translator's own
+ * decoding of common instructions (the same rules and errors): a memarg (*offset its
+ * offset), a block type (bt_kind with vt or x). */
+WD_NODISCARD wd_status wd_validate_read_memarg(wd_reader *r, uint32_t *align, uint32_t *offset);
+WD_NODISCARD wd_status wd_validate_read_blocktype(wd_reader *r, wd_body_imm *im);
+
 /* Skips the local declarations at the start of a body. */
 WD_NODISCARD wd_status wd_validate_skip_locals(wd_reader *r);
 
 /* The error for a body that ends with control frames still open. */
 WD_NODISCARD wd_status wd_validate_missing_end(wd_body_dec *d);
 
+/* What translate.c keeps from one body of a module to the next: tables built once from
+ * the options (costs by opcode, ...) and scratch buffers. */
+typedef struct wd_translator wd_translator;
+
+/* A translator for bodies decoded with `opts` (borrowed, with its costs, for the
+ * translator's life), meant for the bodies of one module (another one resets its cache of
+ * checked types); NULL when out of memory. */
+wd_translator *wd_translator_new(wd_ctx *ctx, const wd_decode_opts *opts);
+/* NULL is a no-op. */
+void wd_translator_free(wd_translator *t);
+
 /* Validates and translates the body of function `func_idx`, `d` positioned at its start;
  * on success stores the code in the module (translate.c). */
-WD_NODISCARD wd_status wd_translate_func(wd_module *m, uint32_t func_idx, wd_body_dec *d,
-                                         const wd_decode_opts *opts, wd_error *err);
+WD_NODISCARD wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx,
+                                         wd_body_dec *d, wd_error *err);
+
+/* wd_validate_func (validate.h) with a translator made for the same options: decode.c
+ * keeps one for all the bodies of a module. */
+WD_NODISCARD wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_idx,
+                                             const uint8_t *bytes, size_t size,
+                                             const wd_decode_opts *opts, wd_error *err);
 
 /* Prints `c` as text, one instruction a line: index, name, operands, static cost and the
  * module offset of the source instruction. For debugging; `out` is borrowed. */
