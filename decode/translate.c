@@ -2108,10 +2108,25 @@ WD_INLINE wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
     return wd_validate_read_blocktype(r, im);
 }
 
+/* Classes whose only immediate is one u32 index. */
+static bool is_index_class(unsigned cls)
+{
+    switch (cls) {
+    case C_LOCAL_GET: case C_LOCAL_SET: case C_LOCAL_TEE: case C_GLOBAL_GET: case C_GLOBAL_SET:
+    case C_CALL: case C_BR: case C_BR_IF:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The instruction of class `cls` (opcode op) whose opcode byte was read. */
 WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
 {
     wd_body_imm im;
+    uint32_t idx = 0;
+    if (is_index_class(cls)) /* the local, global, function or label index comes first */
+        WD_TRY(read_u32(r, &idx));
     switch (cls) {
     case C_UN:
         return do_unary(x, op);
@@ -2127,27 +2142,15 @@ WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
         WD_TRY(read_memarg(r, &align, &offset));
         return do_store(x, op, align, offset);
     }
-    case C_LOCAL_GET: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_LOCAL_GET:
         return do_local_get(x, idx);
-    }
     case C_LOCAL_SET:
-    case C_LOCAL_TEE: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_LOCAL_TEE:
         return do_local_set(x, idx, cls == C_LOCAL_TEE);
-    }
-    case C_GLOBAL_GET: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_GLOBAL_GET:
         return do_global_get(x, idx);
-    }
-    case C_GLOBAL_SET: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_GLOBAL_SET:
         return do_global_set(x, idx);
-    }
     case C_I32_CONST: {
         uint32_t k = 0;
         WD_TRY(read_i32(r, &k));
@@ -2158,21 +2161,12 @@ WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
         WD_TRY(wd_read_sleb(r, 64, &k));
         return do_const(x, op, (uint64_t)k);
     }
-    case C_CALL: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_CALL:
         return do_call(x, op, idx, 0);
-    }
-    case C_BR: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_BR:
         return do_br(x, idx);
-    }
-    case C_BR_IF: {
-        uint32_t idx = 0;
-        WD_TRY(read_u32(r, &idx));
+    case C_BR_IF:
         return do_br_if(x, idx);
-    }
     case C_BLOCK:
         im.op = op;
         WD_TRY(read_blocktype(r, &im));

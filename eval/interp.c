@@ -982,46 +982,23 @@ loop_top:
     {                                                                                              \
         GO_BLOCK((cond) ? base + A : ip + 1);                                                      \
     }
-    BRCMP(BR_I32_EQ, U32(B) == U32(C))
-    BRCMP(BR_I32_NE, U32(B) != U32(C))
-    BRCMP(BR_I32_LT_S, S32(B) < S32(C))
-    BRCMP(BR_I32_LT_U, U32(B) < U32(C))
-    BRCMP(BR_I32_GT_S, S32(B) > S32(C))
-    BRCMP(BR_I32_GT_U, U32(B) > U32(C))
-    BRCMP(BR_I32_LE_S, S32(B) <= S32(C))
-    BRCMP(BR_I32_LE_U, U32(B) <= U32(C))
-    BRCMP(BR_I32_GE_S, S32(B) >= S32(C))
-    BRCMP(BR_I32_GE_U, U32(B) >= U32(C))
-    BRCMP(BR_I32_EQ_I, U32(B) == C)
-    BRCMP(BR_I32_NE_I, U32(B) != C)
-    BRCMP(BR_I32_LT_S_I, S32(B) < (int32_t)C)
-    BRCMP(BR_I32_LT_U_I, U32(B) < C)
-    BRCMP(BR_I32_GT_S_I, S32(B) > (int32_t)C)
-    BRCMP(BR_I32_GT_U_I, U32(B) > C)
-    BRCMP(BR_I32_LE_S_I, S32(B) <= (int32_t)C)
-    BRCMP(BR_I32_LE_U_I, U32(B) <= C)
-    BRCMP(BR_I32_GE_S_I, S32(B) >= (int32_t)C)
-    BRCMP(BR_I32_GE_U_I, U32(B) >= C)
-    BRCMP(BR_I64_EQ, U64(B) == U64(C))
-    BRCMP(BR_I64_NE, U64(B) != U64(C))
-    BRCMP(BR_I64_LT_S, S64(B) < S64(C))
-    BRCMP(BR_I64_LT_U, U64(B) < U64(C))
-    BRCMP(BR_I64_GT_S, S64(B) > S64(C))
-    BRCMP(BR_I64_GT_U, U64(B) > U64(C))
-    BRCMP(BR_I64_LE_S, S64(B) <= S64(C))
-    BRCMP(BR_I64_LE_U, U64(B) <= U64(C))
-    BRCMP(BR_I64_GE_S, S64(B) >= S64(C))
-    BRCMP(BR_I64_GE_U, U64(B) >= U64(C))
-    BRCMP(BR_I64_EQ_I, U64(B) == IMM64)
-    BRCMP(BR_I64_NE_I, U64(B) != IMM64)
-    BRCMP(BR_I64_LT_S_I, S64(B) < (int64_t)IMM64)
-    BRCMP(BR_I64_LT_U_I, U64(B) < IMM64)
-    BRCMP(BR_I64_GT_S_I, S64(B) > (int64_t)IMM64)
-    BRCMP(BR_I64_GT_U_I, U64(B) > IMM64)
-    BRCMP(BR_I64_LE_S_I, S64(B) <= (int64_t)IMM64)
-    BRCMP(BR_I64_LE_U_I, U64(B) <= IMM64)
-    BRCMP(BR_I64_GE_S_I, S64(B) >= (int64_t)IMM64)
-    BRCMP(BR_I64_GE_U_I, U64(B) >= IMM64)
+/* The ten compare-and-branch instructions NAME_EQ.. NAME_GE_U (SUF: "" or _I) of one
+ * operand type: U and S read the left operand unsigned and signed, RU and RS the right. */
+#define BRCMPS(P, SUF, U, S, RU, RS)                                                               \
+    BRCMP(P##_EQ##SUF, U(B) == (RU))                                                               \
+    BRCMP(P##_NE##SUF, U(B) != (RU))                                                               \
+    BRCMP(P##_LT_S##SUF, S(B) < (RS))                                                              \
+    BRCMP(P##_LT_U##SUF, U(B) < (RU))                                                              \
+    BRCMP(P##_GT_S##SUF, S(B) > (RS))                                                              \
+    BRCMP(P##_GT_U##SUF, U(B) > (RU))                                                              \
+    BRCMP(P##_LE_S##SUF, S(B) <= (RS))                                                             \
+    BRCMP(P##_LE_U##SUF, U(B) <= (RU))                                                             \
+    BRCMP(P##_GE_S##SUF, S(B) >= (RS))                                                             \
+    BRCMP(P##_GE_U##SUF, U(B) >= (RU))
+    BRCMPS(BR_I32, , U32, S32, U32(C), S32(C))
+    BRCMPS(BR_I32, _I, U32, S32, C, (int32_t)C)
+    BRCMPS(BR_I64, , U64, S64, U64(C), S64(C))
+    BRCMPS(BR_I64, _I, U64, S64, IMM64, (int64_t)IMM64)
     BRCMP(BR_I32_AND_NZ_I, (U32(B) & C) != 0)
     BRCMP(BR_I32_AND_Z_I, (U32(B) & C) == 0)
     BRCMP(BR_I64_Z, U64(B) == 0)
