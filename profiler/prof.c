@@ -77,13 +77,9 @@ void prof_tree_fini(prof_tree *tr)
     tr->count = tr->cap = tr->slot_cap = tr->slot_used = 0;
 }
 
-uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+/* Appends a node in room the tree has (count < cap) as parent's last child. */
+static inline uint32_t tree_append(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
 {
-    if (tr->count >= PROF_NONE - 1)
-        return PROF_NONE;
-    if (tr->count == tr->cap &&
-        !wd_grow(tr->ctx, (void **)&tr->nodes, &tr->cap, sizeof *tr->nodes, (uint64_t)tr->count + 1))
-        return PROF_NONE;
     uint32_t n = tr->count++;
     tr->nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
                                .next_sibling = PROF_NONE, .last_child = PROF_NONE,
@@ -97,6 +93,16 @@ uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t st
         par->last_child = n;
     }
     return n;
+}
+
+uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+{
+    if (tr->count >= PROF_NONE - 1)
+        return PROF_NONE;
+    if (tr->count == tr->cap &&
+        !wd_grow(tr->ctx, (void **)&tr->nodes, &tr->cap, sizeof *tr->nodes, (uint64_t)tr->count + 1))
+        return PROF_NONE;
+    return tree_append(tr, parent, sym, start);
 }
 
 bool prof_tree_reserve(prof_tree *tr, uint32_t nodes)
@@ -523,16 +529,7 @@ static inline bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
     prof_tree *tr = &p->tree;
     uint32_t parent = p->stack[p->depth - 1].node, n;
     if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap)) {
-        n = tr->count++;
-        tr->nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
-                                   .next_sibling = PROF_NONE, .last_child = PROF_NONE,
-                                   .start = T};
-        prof_node *par = &tr->nodes[parent];
-        if (par->last_child == PROF_NONE)
-            par->first_child = n;
-        else
-            tr->nodes[par->last_child].next_sibling = n;
-        par->last_child = n;
+        n = tree_append(tr, parent, sym, T);
     } else {
         n = node_for_call(p, sym, T);
         if (WD_UNLIKELY(n == PROF_NONE))
