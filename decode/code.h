@@ -68,13 +68,13 @@
  *   BREAK     a breakpoint patched in by eval (the original kept aside)
  *   fused instructions (the *_I and BR_I32_* entries at the end of ops.def): see there.
  *
- * Peephole fusion. Within a basic block the translator reads an operand straight from the
- * local a `local.get` copied it from (when that copy is the operand's defining
- * instruction, right before its consumer), folds an i32 (or small i64) constant right
- * operand into an immediate, writes a non-trapping result straight into the local of a
- * following `local.set`, and fuses a comparison with the conditional branch that consumes
- * it. A fused instruction costs the sum of what it replaces; executed alone it is one
- * step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
+ * Peephole fusion. The translator reads an operand straight from the local a `local.get`
+ * named, or takes a constant as an immediate, until the local is written or control
+ * joins (lazy operands, translate.c); writes a result straight into the local of a
+ * following `local.set` or `local.tee`; fuses a comparison, eqz or mask test with the
+ * conditional branch that consumes it, and an address's i32.add with its load or store;
+ * and keeps a 64-bit constant operand in a DATA after its instruction. A fused
+ * instruction costs the sum of what it replaces; executed alone it is one step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
  * `local.set` (or a `local.tee` that costs the same) was folded into it, with nothing else:
  * when it traps, the set's cost (wd_code.set_cost) is refunded with those of the
  * instructions after it.
