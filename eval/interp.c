@@ -299,6 +299,52 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
     }
 #define BINOP(name, put, expr) UNOP(name, put, expr)
 
+/* The ten comparisons P_EQ.. P_GE_U (SUF: nothing, or _I for an immediate right operand) of
+ * one operand type, each made by M(name, condition): U and S read the left operand
+ * unsigned and signed, RU and RS the right one. M is CMP (the result, 0 or 1) or BRCMP
+ * (compare and branch). */
+#define CMPS(M, P, SUF, U, S, RU, RS)                                                              \
+    M(P##_EQ##SUF, U(B) == (RU))                                                                   \
+    M(P##_NE##SUF, U(B) != (RU))                                                                   \
+    M(P##_LT_S##SUF, S(B) < (RS))                                                                  \
+    M(P##_LT_U##SUF, U(B) < (RU))                                                                  \
+    M(P##_GT_S##SUF, S(B) > (RS))                                                                  \
+    M(P##_GT_U##SUF, U(B) > (RU))                                                                  \
+    M(P##_LE_S##SUF, S(B) <= (RS))                                                                 \
+    M(P##_LE_U##SUF, U(B) <= (RU))                                                                 \
+    M(P##_GE_S##SUF, S(B) >= (RS))                                                                 \
+    M(P##_GE_U##SUF, U(B) >= (RU))
+#define CMP(name, cond) BINOP(name, PUT32, cond)
+
+/* Integer division and remainder: a zero divisor traps; so does INT_MIN / -1, while
+ * INT_MIN % -1 is 0 (undefined in C, hence the test). DIV_U serves both unsigned ones. */
+#define DIV_S(name, S, put, min)                                                                   \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        if (WD_UNLIKELY(S(C) == 0))                                                                \
+            TRAP(WD_TRAP_DIV_ZERO);                                                                \
+        if (WD_UNLIKELY(S(B) == (min) && S(C) == -1))                                              \
+            TRAP(WD_TRAP_INT_OVERFLOW);                                                            \
+        put(S(B) / S(C));                                                                          \
+        NEXT();                                                                                    \
+    }
+#define REM_S(name, S, put)                                                                        \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        if (WD_UNLIKELY(S(C) == 0))                                                                \
+            TRAP(WD_TRAP_DIV_ZERO);                                                                \
+        put(S(C) == -1 ? 0 : S(B) % S(C));                                                         \
+        NEXT();                                                                                    \
+    }
+#define DIV_U(name, U, put, op)                                                                    \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        if (WD_UNLIKELY(U(C) == 0))                                                                \
+            TRAP(WD_TRAP_DIV_ZERO);                                                                \
+        put(U(B) op U(C));                                                                         \
+        NEXT();                                                                                    \
+    }
+
 #define LOAD(name, width, T, put, conv) LOAD_AT(name, (uint64_t)U32(B) + C, width, T, put, conv)
 #define LOAD_AT(name, ea, width, T, put, conv)                                                     \
     CASE(name)                                                                                     \
@@ -798,56 +844,17 @@ loop_top:
     /* ---- i32 ---- */
 
     UNOP(I32_EQZ, PUT32, U32(B) == 0)
-    BINOP(I32_EQ, PUT32, U32(B) == U32(C))
-    BINOP(I32_NE, PUT32, U32(B) != U32(C))
-    BINOP(I32_LT_S, PUT32, S32(B) < S32(C))
-    BINOP(I32_LT_U, PUT32, U32(B) < U32(C))
-    BINOP(I32_GT_S, PUT32, S32(B) > S32(C))
-    BINOP(I32_GT_U, PUT32, U32(B) > U32(C))
-    BINOP(I32_LE_S, PUT32, S32(B) <= S32(C))
-    BINOP(I32_LE_U, PUT32, U32(B) <= U32(C))
-    BINOP(I32_GE_S, PUT32, S32(B) >= S32(C))
-    BINOP(I32_GE_U, PUT32, U32(B) >= U32(C))
+    CMPS(CMP, I32, , U32, S32, U32(C), S32(C))
     UNOP(I32_CLZ, PUT32, clz32(U32(B)))
     UNOP(I32_CTZ, PUT32, ctz32(U32(B)))
     UNOP(I32_POPCNT, PUT32, popcnt32(U32(B)))
     BINOP(I32_ADD, PUT32, U32(B) + U32(C))
     BINOP(I32_SUB, PUT32, U32(B) - U32(C))
     BINOP(I32_MUL, PUT32, U32(B) * U32(C))
-    CASE(I32_DIV_S)
-    {
-        int32_t x = S32(B), y = S32(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        if (WD_UNLIKELY(x == INT32_MIN && y == -1))
-            TRAP(WD_TRAP_INT_OVERFLOW);
-        PUT32(x / y);
-        NEXT();
-    }
-    CASE(I32_DIV_U)
-    {
-        uint32_t y = U32(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT32(U32(B) / y);
-        NEXT();
-    }
-    CASE(I32_REM_S)
-    {
-        int32_t x = S32(B), y = S32(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT32(y == -1 ? 0 : x % y); /* INT32_MIN % -1 would be undefined in C */
-        NEXT();
-    }
-    CASE(I32_REM_U)
-    {
-        uint32_t y = U32(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT32(U32(B) % y);
-        NEXT();
-    }
+    DIV_S(I32_DIV_S, S32, PUT32, INT32_MIN)
+    DIV_U(I32_DIV_U, U32, PUT32, /)
+    REM_S(I32_REM_S, S32, PUT32)
+    DIV_U(I32_REM_U, U32, PUT32, %)
     BINOP(I32_AND, PUT32, U32(B) & U32(C))
     BINOP(I32_OR, PUT32, U32(B) | U32(C))
     BINOP(I32_XOR, PUT32, U32(B) ^ U32(C))
@@ -860,56 +867,17 @@ loop_top:
     /* ---- i64 ---- */
 
     UNOP(I64_EQZ, PUT32, U64(B) == 0)
-    BINOP(I64_EQ, PUT32, U64(B) == U64(C))
-    BINOP(I64_NE, PUT32, U64(B) != U64(C))
-    BINOP(I64_LT_S, PUT32, S64(B) < S64(C))
-    BINOP(I64_LT_U, PUT32, U64(B) < U64(C))
-    BINOP(I64_GT_S, PUT32, S64(B) > S64(C))
-    BINOP(I64_GT_U, PUT32, U64(B) > U64(C))
-    BINOP(I64_LE_S, PUT32, S64(B) <= S64(C))
-    BINOP(I64_LE_U, PUT32, U64(B) <= U64(C))
-    BINOP(I64_GE_S, PUT32, S64(B) >= S64(C))
-    BINOP(I64_GE_U, PUT32, U64(B) >= U64(C))
+    CMPS(CMP, I64, , U64, S64, U64(C), S64(C))
     UNOP(I64_CLZ, PUT64, clz64(U64(B)))
     UNOP(I64_CTZ, PUT64, ctz64(U64(B)))
     UNOP(I64_POPCNT, PUT64, popcnt64(U64(B)))
     BINOP(I64_ADD, PUT64, U64(B) + U64(C))
     BINOP(I64_SUB, PUT64, U64(B) - U64(C))
     BINOP(I64_MUL, PUT64, U64(B) * U64(C))
-    CASE(I64_DIV_S)
-    {
-        int64_t x = S64(B), y = S64(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        if (WD_UNLIKELY(x == INT64_MIN && y == -1))
-            TRAP(WD_TRAP_INT_OVERFLOW);
-        PUT64(x / y);
-        NEXT();
-    }
-    CASE(I64_DIV_U)
-    {
-        uint64_t y = U64(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT64(U64(B) / y);
-        NEXT();
-    }
-    CASE(I64_REM_S)
-    {
-        int64_t x = S64(B), y = S64(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT64(y == -1 ? 0 : x % y);
-        NEXT();
-    }
-    CASE(I64_REM_U)
-    {
-        uint64_t y = U64(C);
-        if (WD_UNLIKELY(y == 0))
-            TRAP(WD_TRAP_DIV_ZERO);
-        PUT64(U64(B) % y);
-        NEXT();
-    }
+    DIV_S(I64_DIV_S, S64, PUT64, INT64_MIN)
+    DIV_U(I64_DIV_U, U64, PUT64, /)
+    REM_S(I64_REM_S, S64, PUT64)
+    DIV_U(I64_REM_U, U64, PUT64, %)
     BINOP(I64_AND, PUT64, U64(B) & U64(C))
     BINOP(I64_OR, PUT64, U64(B) | U64(C))
     BINOP(I64_XOR, PUT64, U64(B) ^ U64(C))
@@ -929,16 +897,7 @@ loop_top:
     BINOP(I32_SHL_I, PUT32, U32(B) << (C & 31))
     BINOP(I32_SHR_S_I, PUT32, shr_s32(U32(B), C))
     BINOP(I32_SHR_U_I, PUT32, U32(B) >> (C & 31))
-    BINOP(I32_EQ_I, PUT32, U32(B) == C)
-    BINOP(I32_NE_I, PUT32, U32(B) != C)
-    BINOP(I32_LT_S_I, PUT32, S32(B) < (int32_t)C)
-    BINOP(I32_LT_U_I, PUT32, U32(B) < C)
-    BINOP(I32_GT_S_I, PUT32, S32(B) > (int32_t)C)
-    BINOP(I32_GT_U_I, PUT32, U32(B) > C)
-    BINOP(I32_LE_S_I, PUT32, S32(B) <= (int32_t)C)
-    BINOP(I32_LE_U_I, PUT32, U32(B) <= C)
-    BINOP(I32_GE_S_I, PUT32, S32(B) >= (int32_t)C)
-    BINOP(I32_GE_U_I, PUT32, U32(B) >= C)
+    CMPS(CMP, I32, _I, U32, S32, C, (int32_t)C)
     BINOP(I64_ADD_I, PUT64, U64(B) + IMM64)
     BINOP(I64_SUB_I, PUT64, U64(B) - IMM64)
     BINOP(I64_MUL_I, PUT64, U64(B) * IMM64)
@@ -966,39 +925,17 @@ loop_top:
     BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
     BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))
     BINOP(I64_ROTR_I, PUT64, rotr64(U64(B), C))
-    BINOP(I64_EQ_I, PUT32, U64(B) == IMM64)
-    BINOP(I64_NE_I, PUT32, U64(B) != IMM64)
-    BINOP(I64_LT_S_I, PUT32, S64(B) < (int64_t)IMM64)
-    BINOP(I64_LT_U_I, PUT32, U64(B) < IMM64)
-    BINOP(I64_GT_S_I, PUT32, S64(B) > (int64_t)IMM64)
-    BINOP(I64_GT_U_I, PUT32, U64(B) > IMM64)
-    BINOP(I64_LE_S_I, PUT32, S64(B) <= (int64_t)IMM64)
-    BINOP(I64_LE_U_I, PUT32, U64(B) <= IMM64)
-    BINOP(I64_GE_S_I, PUT32, S64(B) >= (int64_t)IMM64)
-    BINOP(I64_GE_U_I, PUT32, U64(B) >= IMM64)
+    CMPS(CMP, I64, _I, U64, S64, IMM64, (int64_t)IMM64)
 
 #define BRCMP(name, cond)                                                                          \
     CASE(name)                                                                                     \
     {                                                                                              \
         GO_BLOCK((cond) ? base + A : ip + 1);                                                      \
     }
-/* The ten compare-and-branch instructions NAME_EQ.. NAME_GE_U (SUF: "" or _I) of one
- * operand type: U and S read the left operand unsigned and signed, RU and RS the right. */
-#define BRCMPS(P, SUF, U, S, RU, RS)                                                               \
-    BRCMP(P##_EQ##SUF, U(B) == (RU))                                                               \
-    BRCMP(P##_NE##SUF, U(B) != (RU))                                                               \
-    BRCMP(P##_LT_S##SUF, S(B) < (RS))                                                              \
-    BRCMP(P##_LT_U##SUF, U(B) < (RU))                                                              \
-    BRCMP(P##_GT_S##SUF, S(B) > (RS))                                                              \
-    BRCMP(P##_GT_U##SUF, U(B) > (RU))                                                              \
-    BRCMP(P##_LE_S##SUF, S(B) <= (RS))                                                             \
-    BRCMP(P##_LE_U##SUF, U(B) <= (RU))                                                             \
-    BRCMP(P##_GE_S##SUF, S(B) >= (RS))                                                             \
-    BRCMP(P##_GE_U##SUF, U(B) >= (RU))
-    BRCMPS(BR_I32, , U32, S32, U32(C), S32(C))
-    BRCMPS(BR_I32, _I, U32, S32, C, (int32_t)C)
-    BRCMPS(BR_I64, , U64, S64, U64(C), S64(C))
-    BRCMPS(BR_I64, _I, U64, S64, IMM64, (int64_t)IMM64)
+    CMPS(BRCMP, BR_I32, , U32, S32, U32(C), S32(C))
+    CMPS(BRCMP, BR_I32, _I, U32, S32, C, (int32_t)C)
+    CMPS(BRCMP, BR_I64, , U64, S64, U64(C), S64(C))
+    CMPS(BRCMP, BR_I64, _I, U64, S64, IMM64, (int64_t)IMM64)
     BRCMP(BR_I32_AND_NZ_I, (U32(B) & C) != 0)
     BRCMP(BR_I32_AND_Z_I, (U32(B) & C) == 0)
     BRCMP(BR_I64_Z, U64(B) == 0)
