@@ -631,13 +631,7 @@ static int print_json(const wd_cli_pvm *s, const copts *o, const row *rows, uint
     const char *stuck = wd_pvm_stuck_reason(s->pvm);
     json_object_set_new(doc, "stuck", stuck ? json_string(stuck) : json_null());
     json_object_set_new(doc, "pass", json_boolean(pass));
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (text == NULL)
-        return WD_EXIT_USAGE;
-    puts(text);
-    free(text);
-    return -1;
+    return wd_cli_print_json(doc) ? -1 : WD_EXIT_USAGE;
 }
 
 /* GitHub's workflow commands: data escapes %, CR, LF; properties also : and ,. */

@@ -34,6 +34,11 @@ int wd_cli_budget(int argc, char **argv);
 /* `wasmdbg diff OLD.json NEW.json`: two JSON profiles compared; argv[0] is "diff". */
 int wd_cli_diff(int argc, char **argv);
 
+/* Prints `doc` (a jansson json_t, whose reference it takes) on stdout, indented by 2, keys
+ * in insertion order; false when it could not be encoded. */
+struct json_t;
+bool wd_cli_print_json(struct json_t *doc);
+
 /* Reads the module at `path`: a binary module as it is, a text module (.wat, .wast)
  * converted by `wat2wasm --debug-names` into a temporary file (so it gets a name
  * section). *out is owned by the caller (wd_free). Errors: WD_ERR_IO with a message

@@ -317,13 +317,7 @@ static int print_json(const dprof *o, const dprof *nw, const drow *rows, uint32_
     json_object_set_new(doc, "changes", a);
     if (op->svg != NULL)
         json_object_set_new(doc, "svg", json_string(op->svg));
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (text == NULL)
-        return WD_EXIT_USAGE;
-    puts(text);
-    free(text);
-    return WD_EXIT_OK;
+    return wd_cli_print_json(doc) ? WD_EXIT_OK : WD_EXIT_USAGE;
 }
 
 /* ---- the differential flamegraph ---- */

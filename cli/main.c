@@ -1,7 +1,9 @@
 /* main.c: wasmdbg's entry point: picks the subcommand. */
 #include "cli/cli.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -75,4 +77,15 @@ int main(int argc, char **argv)
         return wd_cli_debug(argc, argv);
     fprintf(stderr, "wasmdbg: unknown command \"%s\" (see wasmdbg --help)\n", cmd);
     return WD_EXIT_USAGE;
+}
+
+bool wd_cli_print_json(json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (text == NULL)
+        return false;
+    puts(text);
+    free(text);
+    return true;
 }

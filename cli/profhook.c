@@ -618,3 +618,15 @@ wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, con
                              with_time ? (int64_t)(r->seconds * 1e9) : 0};
     return info;
 }
+
+void wd_profhook_timestamp(char *buf, size_t size)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    time_t secs = ts.tv_sec;
+    gmtime_r(&secs, &tm);
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
+}

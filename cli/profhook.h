@@ -86,4 +86,8 @@ int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o);
  * (*made owned, free with free()). Prints the error and returns false on failure. */
 bool wd_cli_prof_dir(const char *asked, char **made, const char **dir);
 
+/* The current UTC time as the reference names its profile files:
+ * "2023-09-26T09:10:09.860-00:00". */
+void wd_profhook_timestamp(char *buf, size_t size);
+
 #endif

@@ -103,20 +103,6 @@ static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
     }
     return -1;
 }
-
-/* "2023-09-26T09:10:09.860-00:00", as the reference names its files. */
-static void timestamp(char *buf, size_t size)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    time_t secs = ts.tv_sec;
-    gmtime_r(&secs, &tm);
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
-}
-
 /* The runs the PVM reported since `*seen`, to the profiler. A trap's reason names the
  * function and offset; where the kernel has DWARF line tables, the source line is added. */
 static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *seen,
@@ -165,16 +151,6 @@ static wd_status run_all(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, const pop
         report_runs(s, prof, loc, &seen, o->with_time);
     }
     return WD_OK;
-}
-
-static bool had_failure(const wd_cli_pvm *s)
-{
-    uint32_t n;
-    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
-    for (uint32_t i = 0; i < n; i++)
-        if (runs[i].outcome != WD_RUN_OK)
-            return true;
-    return wd_pvm_stuck_reason(s->pvm) != NULL;
 }
 
 static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, const char *ts,
@@ -236,7 +212,7 @@ int wd_cli_profile(int argc, char **argv)
         return code;
     }
     char ts[64], *made = NULL;
-    timestamp(ts, sizeof ts);
+    wd_profhook_timestamp(ts, sizeof ts);
     const char *dir = NULL;
     wd_trace_writer *w = NULL;
     wd_srcloc loc;
@@ -269,7 +245,7 @@ int wd_cli_profile(int argc, char **argv)
             .host_per_byte = s.costs.host_per_byte,
         };
         code = wd_cli_prof_finish(prof, &po);
-        if (code == WD_EXIT_OK && o.fail_on_stuck && had_failure(&s))
+        if (code == WD_EXIT_OK && o.fail_on_stuck && wd_cli_pvm_had_failure(&s))
             code = WD_EXIT_FAILED;
     } else {
         if (err.msg[0] != '\0')

@@ -341,3 +341,13 @@ void wd_cli_pvm_finish(wd_cli_pvm *s)
     wd_free(&s->ctx, s->kernel);
     s->kernel = NULL;
 }
+
+bool wd_cli_pvm_had_failure(const wd_cli_pvm *s)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    for (uint32_t i = 0; i < n; i++)
+        if (runs[i].outcome != WD_RUN_OK)
+            return true;
+    return wd_pvm_stuck_reason(s->pvm) != NULL;
+}

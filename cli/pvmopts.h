@@ -59,5 +59,7 @@ WD_NODISCARD wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error
 /* Every inbox of the inputs file, stopping early when the PVM is stuck. */
 WD_NODISCARD wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err);
 void wd_cli_pvm_finish(wd_cli_pvm *s);
+/* Whether a kernel run trapped or got stuck, or the PVM is stuck (--fail-on-stuck). */
+bool wd_cli_pvm_had_failure(const wd_cli_pvm *s);
 
 #endif

@@ -189,20 +189,6 @@ void wd_repl_frame(wd_repl *r, int argc, char **argv)
     printf("#%-3u %s\n", r->frame, line);
 }
 
-static const char *type_name(uint8_t t)
-{
-    switch (t) {
-    case WD_I32: return "i32";
-    case WD_I64: return "i64";
-    case WD_F32: return "f32";
-    case WD_F64: return "f64";
-    case WD_V128: return "v128";
-    case WD_FUNCREF: return "funcref";
-    case WD_EXTERNREF: return "externref";
-    }
-    return "?";
-}
-
 /* A value of type t in slots v[0] (and v[1] for a v128). */
 static void print_typed(uint8_t t, const wd_val *v)
 {
@@ -260,7 +246,7 @@ void wd_repl_locals(wd_repl *r)
         printf("  %s %u", i < params ? "param" : "local", i);
         if (i < named && names[i] != NULL)
             printf(" %s", names[i]);
-        printf(": %s = ", type_name(t));
+        printf(": %s = ", wd_valtype_name(t));
         print_typed(t, &fr->fp[slot]);
         printf("\n");
         slot += t == WD_V128 ? 2 : 1;
@@ -310,7 +296,8 @@ void wd_repl_globals(wd_repl *r)
     printf("Globals: %u\n", m->global_count);
     for (uint32_t i = 0; i < m->global_count; i++) {
         const wd_global *g = inst->globals[i];
-        printf("  global[%u] %s%s = ", i, g->type.mut ? "mut " : "", type_name(g->type.type));
+        printf("  global[%u] %s%s = ", i, g->type.mut ? "mut " : "",
+               wd_valtype_name(g->type.type));
         print_typed(g->type.type, g->val);
         for (uint32_t e = 0; e < m->export_count; e++)
             if (m->exports[e].kind == WD_EXTERN_GLOBAL && m->exports[e].idx == i)

@@ -43,18 +43,6 @@ static void rel_big_step(void *ud, uint64_t ticks, uint64_t cost, const char *wh
 
 static wd_hooks rel_hooks;
 
-static void timestamp(char *buf, size_t size)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    time_t secs = ts.tv_sec;
-    gmtime_r(&secs, &tm);
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
-}
-
 static bool window_start(wd_repl *r, bool with_time)
 {
     wd_repl_prof *w = &r->prof;
@@ -68,7 +56,7 @@ static bool window_start(wd_repl *r, bool with_time)
         return false;
     }
     wd_profhook_init(&w->hook, &w->ctx, w->prof, with_time, 1000);
-    timestamp(w->timestamp, sizeof w->timestamp);
+    wd_profhook_timestamp(w->timestamp, sizeof w->timestamp);
     w->runs_seen = wd_repl_run_count(r);
     base_ticks = r->t->ticks;
     inner = &w->hook.hooks;

@@ -151,26 +151,8 @@ static int print_json(const wd_cli_pvm *s, bool with_time)
     json_object_set_new(doc, "ticks", json_integer((json_int_t)effective));
     json_object_set_new(doc, "ticks_with_padding", json_integer((json_int_t)wd_pvm_ticks(s->pvm)));
     json_object_set_new(doc, "stuck", stuck ? json_string(stuck) : json_null());
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(doc);
-    if (text == NULL)
-        return WD_EXIT_USAGE;
-    puts(text);
-    free(text);
-    return WD_EXIT_OK;
+    return wd_cli_print_json(doc) ? WD_EXIT_OK : WD_EXIT_USAGE;
 }
-
-/* Any trap or stuck state. */
-static bool had_failure(const wd_cli_pvm *s)
-{
-    uint32_t n;
-    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
-    for (uint32_t i = 0; i < n; i++)
-        if (runs[i].outcome != WD_RUN_OK)
-            return true;
-    return wd_pvm_stuck_reason(s->pvm) != NULL;
-}
-
 int wd_cli_run(int argc, char **argv)
 {
     wd_cli_pvm s;
@@ -202,7 +184,7 @@ int wd_cli_run(int argc, char **argv)
         return WD_EXIT_USAGE;
     }
     code = json ? print_json(&s, with_time) : (print_text(&s, with_time), WD_EXIT_OK);
-    if (code == WD_EXIT_OK && fail_on_stuck && had_failure(&s))
+    if (code == WD_EXIT_OK && fail_on_stuck && wd_cli_pvm_had_failure(&s))
         code = WD_EXIT_FAILED;
     wd_cli_pvm_finish(&s);
     return code;
