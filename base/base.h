@@ -39,4 +39,13 @@
 #define WD_MIN(a, b)      ((a) < (b) ? (a) : (b))
 #define WD_MAX(a, b)      ((a) > (b) ? (a) : (b))
 
+/* The value of hexadecimal digit c (either case), or -1. */
+static inline int wd_hex_digit(int c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
 #endif

@@ -156,13 +156,10 @@ static bool parse_int(const char *text, bool is64, uint64_t *out)
         return false;
     uint64_t v = 0;
     for (; *p != '\0'; p++) {
-        unsigned d;
-        if (*p >= '0' && *p <= '9')
-            d = (unsigned)(*p - '0');
-        else if (base == 16 && ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'f'))
-            d = (unsigned)((*p | 0x20) - 'a' + 10);
-        else
+        int digit = wd_hex_digit(*p);
+        if (digit < 0 || (unsigned)digit >= base)
             return false;
+        unsigned d = (unsigned)digit;
         if (v > (UINT64_MAX - d) / base)
             return false;
         v = v * base + d;

@@ -71,14 +71,6 @@ static wd_status read_text(wd_ctx *ctx, const char *path, uint8_t **out, size_t 
     return st;
 }
 
-static int hex_digit(uint8_t c)
-{
-    return c >= '0' && c <= '9' ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
 /* A .hex kernel: the hex encoding of the binary (the reference debugger's third format);
  * white space is allowed anywhere, anything else is an error naming its offset. */
 static wd_status read_hex(wd_ctx *ctx, const char *path, uint8_t **out, size_t *out_size,
@@ -92,7 +84,7 @@ static wd_status read_hex(wd_ctx *ctx, const char *path, uint8_t **out, size_t *
     for (size_t i = 0; i < n; i++) {
         if (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')
             continue;
-        int d = hex_digit(text[i]);
+        int d = wd_hex_digit(text[i]);
         if (d < 0) {
             wd_free(ctx, text);
             return wd_fail(err, WD_ERR_IO, i, "%s:0x%zx: expected a hexadecimal digit", path, i);

@@ -81,11 +81,7 @@ static bool hex_decode(const char *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n / 2; i++) {
         int v = 0;
         for (int k = 0; k < 2; k++) {
-            char c = h[2 * i + (size_t)k];
-            int d = c >= '0' && c <= '9'   ? c - '0'
-                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                           : -1;
+            int d = wd_hex_digit(h[2 * i + (size_t)k]);
             if (d < 0)
                 return false;
             v = v * 16 + d;

@@ -74,10 +74,8 @@ bool wd_repl_parse_u64(const char *s, uint64_t max, uint64_t *out)
         return false;
     uint64_t v = 0;
     for (; *s != '\0'; s++) {
-        unsigned d = *s >= '0' && *s <= '9'   ? (unsigned)(*s - '0')
-                     : *s >= 'a' && *s <= 'f' ? (unsigned)(*s - 'a' + 10)
-                     : *s >= 'A' && *s <= 'F' ? (unsigned)(*s - 'A' + 10)
-                                              : 99;
+        int digit = wd_hex_digit(*s);
+        unsigned d = digit < 0 ? base : (unsigned)digit;
         if (d >= base || v > (max - d) / base)
             return false;
         v = v * base + d;
@@ -1021,14 +1019,6 @@ static int start(wd_repl *r, int argc, char **argv, const char **script)
     return code;
 }
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9'   ? c - '0'
-           : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                  : -1;
-}
-
 /* The reference debugger's manual reveal: when a preimage (or DAL page) is not in its
  * directory, ask for its bytes in hex on standard input, three attempts. */
 static wd_status ask_reveal(void *ud, const char *what, const char *key, const char *dir,
@@ -1054,7 +1044,7 @@ static wd_status ask_reveal(void *ud, const char *what, const char *key, const c
         bool ok = n % 2 == 0;
         size_t k = 0;
         for (ssize_t i = 0; ok && i < n; i += 2) {
-            int hi = hex_digit(line[i]), lo = hex_digit(line[i + 1]);
+            int hi = wd_hex_digit(line[i]), lo = wd_hex_digit(line[i + 1]);
             ok = hi >= 0 && lo >= 0;
             if (ok && k < max)
                 buf[k] = (uint8_t)(hi << 4 | lo);

@@ -125,8 +125,7 @@ static unsigned hex4(const char *s)
 {
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        unsigned char c = (unsigned char)s[i];
-        v = v << 4 | (c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10));
+        v = v << 4 | (unsigned)wd_hex_digit(s[i]);
     }
     return v;
 }
@@ -209,7 +208,7 @@ static wd_status check_hex(loader *l, int f, const char *hex, size_t len, size_t
 {
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)hex[i];
-        if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
+        if (wd_hex_digit(c) >= 0)
             continue;
         if (i == 1 && c == 'x' && hex[0] == '0')
             return fail_at(l, string_offset(l, pos, i),
@@ -231,8 +230,7 @@ static void put_hex(uint8_t *out, const char *hex, size_t size)
     for (size_t i = 0; i < size; i++) {
         unsigned v = 0;
         for (int k = 0; k < 2; k++) {
-            unsigned char c = (unsigned char)hex[2 * i + (size_t)k];
-            v = v << 4 | (c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10));
+            v = v << 4 | (unsigned)wd_hex_digit(hex[2 * i + (size_t)k]);
         }
         out[i] = (uint8_t)v;
     }

@@ -147,16 +147,6 @@ static bool is_ident_char(unsigned char c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static bool is_hex(unsigned char c)
-{
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static unsigned hex_value(unsigned char c)
-{
-    return c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
-}
-
 /* A character for messages: 'x' when printable ASCII, else its byte value. */
 static const char *show_char(unsigned char c, char buf[8])
 {
@@ -211,7 +201,7 @@ static wd_status lex_number(parser *p)
     if (s[p->pos] == '0' && p->pos + 1 < p->len && s[p->pos + 1] == 'x') {
         p->tok.kind = T_BYTES;
         p->pos += 2;
-        while (p->pos < p->len && is_hex((unsigned char)s[p->pos]))
+        while (p->pos < p->len && wd_hex_digit(s[p->pos]) >= 0)
             p->pos++;
         if (p->pos < p->len && is_ident_char((unsigned char)s[p->pos])) {
             char b[8];
@@ -383,8 +373,7 @@ static wd_status decode_bytes(parser *p, node *n)
     if (b == NULL)
         return nomem(p);
     for (size_t i = 0; i < size; i++)
-        b[i] = (uint8_t)(hex_value((unsigned char)hex[2 * i]) << 4 |
-                         hex_value((unsigned char)hex[2 * i + 1]));
+        b[i] = (uint8_t)(wd_hex_digit(hex[2 * i]) << 4 | wd_hex_digit(hex[2 * i + 1]));
     n->data = b;
     n->size = size;
     n->enc_size = 5 + (uint64_t)size;

@@ -244,17 +244,6 @@ typedef struct scanner {
     int line;
 } scanner;
 
-static int hex_value(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
 /* Reads 4 hex digits at s->pos; -1 if they are not there. */
 static long read_hex4(scanner *s)
 {
@@ -262,7 +251,7 @@ static long read_hex4(scanner *s)
         return -1;
     long v = 0;
     for (int k = 0; k < 4; k++) {
-        int h = hex_value(s->text[s->pos + (size_t)k]);
+        int h = wd_hex_digit(s->text[s->pos + (size_t)k]);
         if (h < 0)
             return -1;
         v = v * 16 + h;
