@@ -53,6 +53,20 @@ static bool is_instruction(uint32_t op)
 
 /* ---- built-in models ---- */
 
+/* A model named `name` charging `per_op` for every instruction and nothing else yet. */
+static void start_model(wd_costs *c, const char *name, uint32_t per_op)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
+        if (!is_instruction(op))
+            continue;
+        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
+        if (idx < WD_COST_OPS)
+            c->op[idx] = per_op;
+    }
+}
+
 /* flat-1: one tick per instruction as written (every valid opcode of ops.def, control
  * instructions included), 1 per byte or element for bulk operations (so a bulk
  * instruction costs 1 + n), 1 per byte a host function moves, one per decoding step, one
@@ -60,15 +74,7 @@ static bool is_instruction(uint32_t op)
  * for call, return or branch structure, memory.grow pages or storage accesses. */
 static void build_flat1(wd_costs *c)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", "flat-1");
-    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
-        if (!is_instruction(op))
-            continue;
-        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
-        if (idx < WD_COST_OPS)
-            c->op[idx] = 1;
-    }
+    start_model(c, "flat-1", 1);
     c->bulk_per_byte = 1;
     c->bulk_per_elem = 1;
     c->host_per_byte = 1;
@@ -119,15 +125,7 @@ static void build_flat1(wd_costs *c)
  */
 static void build_pvm2(wd_costs *c)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "%s", "pvm-2.0");
-    for (uint32_t op = 0; op < WD_OP_COUNT; op++) {
-        if (!is_instruction(op))
-            continue;
-        uint32_t idx = wd_cost_index(wd_op_info[op].prefix, wd_op_info[op].code);
-        if (idx < WD_COST_OPS)
-            c->op[idx] = 6;
-    }
+    start_model(c, "pvm-2.0", 6);
     c->op[0x05] = 1; /* else */
     c->op[0x0B] = 1; /* end */
     c->op[0x11] = 7; /* call_indirect */
