@@ -827,35 +827,39 @@ static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wb
     return ok;
 }
 
-wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed, uint32_t max_depth,
-                               wd_error *err)
+/* One of the files a walk of the timeline writes (TL_FOLDED, TL_CHROME, TL_SPEEDSCOPE),
+ * or the collapsed folded stacks, to f. */
+enum { TL_FOLDED, TL_CHROME, TL_SPEEDSCOPE, TL_COLLAPSED };
+
+static wd_status write_one(wd_prof *p, FILE *f, const wd_prof_out *o, int which,
+                           uint32_t max_depth, wd_error *err)
 {
-    if (max_depth == 0)
-        max_depth = DEFAULT_MAX_DEPTH;
     wbuf *w = new_wbuf(p->ctx, f);
     if (w == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    bool ok = collapsed ? write_collapsed(p, w, max_depth)
-                        : tl_write(p, p->ctx, NULL, w, NULL, NULL, max_depth);
+    bool ok = which == TL_COLLAPSED
+                  ? write_collapsed(p, w, max_depth)
+                  : tl_write(p, p->ctx, o, which == TL_FOLDED ? w : NULL,
+                             which == TL_CHROME ? w : NULL, which == TL_SPEEDSCOPE ? w : NULL,
+                             max_depth);
     return end_wbuf(p->ctx, w, ok, err);
+}
+
+wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed, uint32_t max_depth,
+                               wd_error *err)
+{
+    return write_one(p, f, NULL, collapsed ? TL_COLLAPSED : TL_FOLDED,
+                     max_depth == 0 ? DEFAULT_MAX_DEPTH : max_depth, err);
 }
 
 wd_status wd_prof_write_chrome(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
 {
-    wbuf *w = new_wbuf(p->ctx, f);
-    if (w == NULL)
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    bool ok = tl_write(p, p->ctx, o, NULL, w, NULL, 0);
-    return end_wbuf(p->ctx, w, ok, err);
+    return write_one(p, f, o, TL_CHROME, 0, err);
 }
 
 wd_status wd_prof_write_speedscope(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
 {
-    wbuf *w = new_wbuf(p->ctx, f);
-    if (w == NULL)
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    bool ok = tl_write(p, p->ctx, o, NULL, NULL, w, 0);
-    return end_wbuf(p->ctx, w, ok, err);
+    return write_one(p, f, o, TL_SPEEDSCOPE, 0, err);
 }
 
 /* ---- the machine profile ---- */
