@@ -790,12 +790,18 @@ void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
     }
 }
 
+/* Enters the node of a phase or section named `name` (kind WD_PROF_INTERNAL or _SECTION). */
+static void enter_named(wd_prof *p, uint64_t T, int64_t ns, wd_prof_kind kind, const char *name)
+{
+    uint32_t sym = wd_prof_symbol(p, kind, 0, name, strlen(name));
+    if (sym == PROF_NONE || !enter(p, T, ns, sym))
+        prof_nomem(p);
+}
+
 static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin)
 {
     if (begin) {
-        uint32_t sym = wd_prof_symbol(p, WD_PROF_SECTION, 0, data, strlen(data));
-        if (sym == PROF_NONE || !enter(p, T, ns, sym))
-            prof_nomem(p);
+        enter_named(p, T, ns, WD_PROF_SECTION, data);
         return;
     }
     /* The innermost open section with this data among the sections on top of the stack. */
@@ -842,9 +848,7 @@ void wd_prof_phase(wd_prof *p, uint64_t ticks, int64_t ns, const char *name, boo
         return;
     }
     if (begin) {
-        uint32_t sym = wd_prof_symbol(p, WD_PROF_INTERNAL, 0, name, strlen(name));
-        if (sym == PROF_NONE || !enter(p, ticks, ns, sym))
-            prof_nomem(p);
+        enter_named(p, ticks, ns, WD_PROF_INTERNAL, name);
         return;
     }
     uint32_t want = wd_prof_symbol(p, WD_PROF_INTERNAL, 0, name, strlen(name));
