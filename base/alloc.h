@@ -17,6 +17,14 @@ typedef struct wd_ctx {
 /* A context on libc's realloc/free. */
 void wd_ctx_init(wd_ctx *ctx);
 
+/* Other threads may allocate at the same time as `ctx` through contexts of their own made
+ * by wd_ctx_fork: true when `ctx` is on libc (thread-safe) and fails no allocation on
+ * purpose. A fork starts with nothing counted; wd_ctx_join adds its counts back, after
+ * which memory from either context may be freed through the other. */
+bool wd_ctx_forkable(const wd_ctx *ctx);
+void wd_ctx_fork(const wd_ctx *ctx, wd_ctx *fork);
+void wd_ctx_join(wd_ctx *ctx, const wd_ctx *fork);
+
 /* NULL on failure (or on injected failure). Sizes of 0 return a unique non-NULL pointer. */
 void *wd_alloc(wd_ctx *ctx, size_t size);
 void *wd_calloc(wd_ctx *ctx, size_t count, size_t size);
@@ -69,6 +77,9 @@ void *wd_arena_alloc_raw(wd_arena *a, size_t size);
  * wd_arena_alloc_raw would. */
 void *wd_arena_tail(wd_arena *a, size_t min, size_t *avail);
 void wd_arena_commit(wd_arena *a, size_t size);
+/* Moves every chunk of `from` (on a context joined or equal to a's) into `a`, keeping a's
+ * current chunk current; `from` is left empty. */
+void wd_arena_adopt(wd_arena *a, wd_arena *from);
 void wd_arena_fini(wd_arena *a);
 
 #endif

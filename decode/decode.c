@@ -1126,27 +1126,17 @@ static wd_status check_pvm(decoder *d)
 
 /* ---- Phase 3 and the entry point ---- */
 
-/* One translator for all the bodies: its tables are built once and its buffers reused. */
+/* Every body, translated (bodies.c); the error of the lowest function that fails. */
 static wd_status validate_bodies(decoder *d)
 {
     wd_module *m = d->m;
     if (m->import_func_count == m->func_count)
         return WD_OK;
-    wd_translator *t = wd_translator_new(d->ctx, d->opts);
-    if (t == NULL) {
-        wd_status st = wd_fail(d->err, WD_ERR_NOMEM, m->funcs[m->import_func_count].body_offset,
-                               "out of memory");
-        if (d->fresh && d->err != NULL)
-            d->err->func_idx = m->import_func_count;
-        return st;
-    }
-    wd_status st = WD_OK;
-    for (uint32_t i = m->import_func_count; i < m->func_count && st == WD_OK; i++) {
-        st = wd_validate_func_with(t, m, i, d->bytes, d->size, d->opts, d->err);
-        if (st != WD_OK && d->fresh && d->err != NULL && d->err->func_idx == UINT32_MAX)
-            d->err->func_idx = i;
-    }
-    wd_translator_free(t);
+    wd_error e;
+    wd_error_clear(&e);
+    wd_status st = wd_translate_bodies(m, d->ctx, d->bytes, d->size, d->opts, &e);
+    if (st != WD_OK && d->fresh && d->err != NULL)
+        *d->err = e;
     return st;
 }
 

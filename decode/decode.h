@@ -11,6 +11,8 @@ typedef struct wd_decode_opts {
     bool pvm;              /* PVM mode: reject f32/f64 types and instructions */
     bool no_fuse;          /* keep one internal instruction per WebAssembly instruction
                               (no peephole fusion; code.h): finer single steps, same ticks */
+    uint32_t threads;      /* threads translating the bodies: 0 as many as the CPUs (up to 4)
+                              for a code section of 256 KiB or more, else 1; N >= 1: N */
 } wd_decode_opts;
 
 /* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs) and

@@ -124,6 +124,7 @@ typedef struct opform {
 
 struct wd_translator {
     wd_ctx *ctx;
+    wd_arena *arena; /* where code goes, or NULL: the module's */
     const wd_costs *costs;
     bool pvm, no_fuse;
     uint8_t cls[256];         /* C_* of each byte */
@@ -147,6 +148,7 @@ typedef struct xlate {
     wd_body_dec *d; /* the body's decoder (borrowed) */
     wd_module *m;
     wd_ctx *ctx;
+    wd_arena *arena; /* where the code goes */
     const wd_costs *costs;
     const opform *forms;
     bool *type_ok; /* by type index: check_functype passed */
@@ -482,7 +484,7 @@ static WD_NOINLINE wd_status grow_code(xlate *x, uint64_t need)
 static void start_code(xlate *x)
 {
     size_t room = 0;
-    wd_insn *at = wd_arena_tail(&x->m->arena, (size_t)4 * RESERVE * sizeof *at, &room);
+    wd_insn *at = wd_arena_tail(x->arena, (size_t)4 * RESERVE * sizeof *at, &room);
     x->in_arena = at != NULL;
     x->insns = x->in_arena ? at : x->scratch;
     x->tail_cap = (uint32_t)WD_MIN(room / sizeof *at, UINT32_MAX / 2);
@@ -2256,7 +2258,7 @@ static wd_status translate(xlate *x)
  * the costs and the offsets in one block. */
 static wd_status store_code(xlate *x)
 {
-    wd_arena *a = &x->m->arena;
+    wd_arena *a = x->arena;
     uint32_t n = x->insn_count;
     size_t isize = (size_t)n * sizeof *x->insns, csize = (size_t)n * sizeof *x->icosts;
     wd_insn *insns = x->insns;
@@ -2296,6 +2298,7 @@ wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx, w
     x.d = d;
     x.m = m;
     x.ctx = t->ctx;
+    x.arena = t->arena != NULL ? t->arena : &m->arena;
     x.costs = t->costs;
     x.forms = t->forms;
     x.pvm = t->pvm;
@@ -2400,6 +2403,16 @@ wd_translator *wd_translator_new(wd_ctx *ctx, const wd_decode_opts *opts)
     }
     init_forms(t->forms);
     return t;
+}
+
+void wd_translator_set_arena(wd_translator *t, wd_arena *a)
+{
+    t->arena = a;
+}
+
+wd_ctx *wd_translator_ctx(const wd_translator *t)
+{
+    return t->ctx;
 }
 
 void wd_translator_free(wd_translator *t)

@@ -438,8 +438,8 @@ static wd_status scan_body(wd_body_dec *d)
 
 /* ---- the entry point ------------------------------------------------------------------ */
 
-static void dec_init(wd_body_dec *d, const wd_module *m, const uint8_t *bytes, size_t size,
-                     const wd_funcdef *fd, wd_error *err)
+static void dec_init(wd_body_dec *d, wd_ctx *ctx, const wd_module *m, const uint8_t *bytes,
+                     size_t size, const wd_funcdef *fd, wd_error *err)
 {
     memset(d, 0, sizeof *d);
     d->r.base = bytes;
@@ -447,18 +447,18 @@ static void dec_init(wd_body_dec *d, const wd_module *m, const uint8_t *bytes, s
     d->r.end = (size_t)fd->body_offset + fd->body_size;
     d->r.err = err;
     d->m = m;
-    d->ctx = m->ctx;
+    d->ctx = ctx;
     d->module_size = size;
 }
 
 /* Typing failed: a binary-format error later in the body takes precedence. */
-static wd_status prefer_malformed(const wd_module *m, const wd_funcdef *fd, const uint8_t *bytes,
-                                  size_t size, wd_error *err)
+static wd_status prefer_malformed(wd_ctx *ctx, const wd_module *m, const wd_funcdef *fd,
+                                  const uint8_t *bytes, size_t size, wd_error *err)
 {
     wd_error e;
     wd_error_clear(&e);
     wd_body_dec d;
-    dec_init(&d, m, bytes, size, fd, &e);
+    dec_init(&d, ctx, m, bytes, size, fd, &e);
     wd_status st = scan_body(&d);
     wd_free(d.ctx, d.labels);
     if (st != WD_ERR_MALFORMED && st != WD_ERR_NOMEM) /* out of memory: say so */
@@ -483,11 +483,11 @@ wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_id
         st = wd_fail(err, WD_ERR_MALFORMED, fd->body_offset, "unexpected end");
     } else {
         wd_body_dec d;
-        dec_init(&d, m, bytes, size, fd, err);
+        dec_init(&d, wd_translator_ctx(t), m, bytes, size, fd, err);
         st = wd_translate_func(t, m, func_idx, &d, err);
         wd_free(d.ctx, d.labels);
         if (st == WD_ERR_INVALID && !had_error)
-            st = prefer_malformed(m, fd, bytes, size, err);
+            st = prefer_malformed(wd_translator_ctx(t), m, fd, bytes, size, err);
     }
     if (st != WD_OK && !had_error) {
         /* the reference words every read past the end this way (as decode.c does) */

@@ -67,6 +67,11 @@ typedef struct wd_translator wd_translator;
 wd_translator *wd_translator_new(wd_ctx *ctx, const wd_decode_opts *opts);
 /* NULL is a no-op. */
 void wd_translator_free(wd_translator *t);
+/* The code goes into `a` (on the translator's context) instead of the module's arena:
+ * translators on threads of their own each have one (decode.c). */
+void wd_translator_set_arena(wd_translator *t, wd_arena *a);
+/* The context the translator allocates from. */
+wd_ctx *wd_translator_ctx(const wd_translator *t);
 
 /* Validates and translates the body of function `func_idx`, `d` positioned at its start;
  * on success stores the code in the module (translate.c). */
@@ -78,6 +83,14 @@ WD_NODISCARD wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_
 WD_NODISCARD wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_idx,
                                              const uint8_t *bytes, size_t size,
                                              const wd_decode_opts *opts, wd_error *err);
+
+/* Validates and translates every body of `m` (bodies.c), on threads of their own (see
+ * wd_decode_opts.threads) when `ctx` allows (wd_ctx_forkable). The error, in `err` (not
+ * NULL, clear on entry), is that of the lowest function that fails, as if the bodies were
+ * translated one after the other. */
+WD_NODISCARD wd_status wd_translate_bodies(wd_module *m, wd_ctx *ctx, const uint8_t *bytes,
+                                           size_t size, const wd_decode_opts *opts,
+                                           wd_error *err);
 
 /* Prints `c` as text, one instruction a line: index, name, operands, static cost and the
  * module offset of the source instruction. For debugging; `out` is borrowed. */
