@@ -133,6 +133,11 @@ void wd_arena_init(wd_arena *a, wd_ctx *ctx)
     a->ctx = ctx;
 }
 
+void wd_arena_expect(wd_arena *a, size_t size)
+{
+    a->expect = size;
+}
+
 static wd_arena_chunk *new_chunk(wd_arena *a, size_t size)
 {
     if (size > SIZE_MAX - sizeof(wd_arena_chunk))
@@ -171,7 +176,8 @@ static void *arena_take(wd_arena *a, size_t size)
         return p;
     }
     /* twice the head (at least CHUNK_MIN already), up to CHUNK_MAX */
-    size_t standard = a->head == NULL ? CHUNK_MIN : WD_MIN(a->head->size, CHUNK_MAX / 2) * 2;
+    size_t standard = a->head == NULL ? WD_MAX(CHUNK_MIN, WD_MIN(a->expect, CHUNK_MAX))
+                                      : WD_MIN(a->head->size, CHUNK_MAX / 2) * 2;
     if (a->head != NULL && size > standard / 4) {
         /* a chunk of its own, behind the head */
         wd_arena_chunk *c = new_chunk(a, size);

@@ -62,9 +62,13 @@ typedef struct wd_arena {
     wd_ctx *ctx;
     wd_arena_chunk *head;
     size_t used, avail;
+    size_t expect; /* wd_arena_expect's hint, until the first chunk */
 } wd_arena;
 
 void wd_arena_init(wd_arena *a, wd_ctx *ctx);
+/* A hint: the arena will take about `size` bytes. Its first chunk is made that size (up
+ * to the largest chunk) instead of growing there step by step. */
+void wd_arena_expect(wd_arena *a, size_t size);
 /* 16-byte aligned, zeroed; NULL on out of memory. */
 void *wd_arena_alloc(wd_arena *a, size_t size);
 void *wd_arena_dup(wd_arena *a, const void *src, size_t size);

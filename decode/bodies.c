@@ -69,16 +69,13 @@ static void *work(void *arg)
     }
 }
 
-/* How many threads: opts->threads, or for 0 the CPUs for a large code section. */
-static uint32_t thread_count(const wd_module *m, wd_ctx *ctx, const wd_decode_opts *opts)
+/* How many threads: opts->threads, or for 0 the CPUs for a large code section (`bytes`). */
+static uint32_t thread_count(uint64_t bytes, wd_ctx *ctx, const wd_decode_opts *opts)
 {
     if (!wd_ctx_forkable(ctx) || opts->threads == 1)
         return 1;
     if (opts->threads != 0)
         return WD_MIN(opts->threads, MAX_THREADS);
-    uint64_t bytes = 0;
-    for (uint32_t i = m->import_func_count; i < m->func_count; i++)
-        bytes += m->funcs[i].body_size;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (bytes < PARALLEL_MIN_BYTES || cpus < 2)
         return 1;
@@ -101,7 +98,10 @@ static void run_workers(worker *w, uint32_t n)
 wd_status wd_translate_bodies(wd_module *m, wd_ctx *ctx, const uint8_t *bytes, size_t size,
                               const wd_decode_opts *opts, wd_error *err)
 {
-    uint32_t n = thread_count(m, ctx, opts);
+    uint64_t code_bytes = 0;
+    for (uint32_t i = m->import_func_count; i < m->func_count; i++)
+        code_bytes += m->funcs[i].body_size;
+    uint32_t n = thread_count(code_bytes, ctx, opts);
     pool p = {.m = m, .bytes = bytes, .size = size, .opts = opts};
     atomic_init(&p.next, m->import_func_count);
     atomic_init(&p.lowest, SIZE_MAX);
@@ -117,6 +117,8 @@ wd_status wd_translate_bodies(wd_module *m, wd_ctx *ctx, const uint8_t *bytes, s
         } else {
             wd_ctx_fork(ctx, &w[k].ctx);
             wd_arena_init(&w[k].arena, &w[k].ctx);
+            /* code takes 8-9 times the bytes of its bodies (big.wasm, tx-kernel) */
+            wd_arena_expect(&w[k].arena, (size_t)WD_MIN(code_bytes * 8 / n, SIZE_MAX / 2));
             w[k].t = wd_translator_new(&w[k].ctx, opts);
             if (w[k].t != NULL)
                 wd_translator_set_arena(w[k].t, &w[k].arena);
