@@ -23,6 +23,30 @@ const char wd_prof_digits4[40000] = D3("0") D3("1") D3("2") D3("3") D3("4") D3("
 #undef D2
 #undef D3
 
+/* Their lengths: 10 ones, 90 twos, 900 threes, 9000 fours. */
+#define R10(x)   x, x, x, x, x, x, x, x, x, x,
+#define R90(x)   R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x)
+#define R100(x)  R10(x) R90(x)
+#define R900(x)  R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x)
+#define R1000(x) R100(x) R900(x)
+#define R9000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) \
+    R1000(x)
+const uint8_t wd_prof_len4[10000] = {R10(1) R90(2) R900(3) R9000(4)};
+#undef R10
+#undef R90
+#undef R100
+#undef R900
+#undef R1000
+#undef R9000
+
+char *wd_prof_put_u64_big(char *p, uint64_t v)
+{
+    uint64_t hi = v / 100000000;
+    uint32_t lo = (uint32_t)(v - hi * 100000000), mid = lo / 10000;
+    p = hi <= UINT32_MAX ? wp_u32(p, (uint32_t)hi) : wd_prof_put_u64_big(p, hi);
+    return wp_four(wp_four(p, mid), lo - mid * 10000);
+}
+
 const char *const wd_prof_file_ext[WD_PROF_FILE_COUNT] = {".out", ".svg", ".trace.json",
                                                           ".speedscope.json", ".json"};
 const char *const wd_prof_file_what[WD_PROF_FILE_COUNT] = {
@@ -84,14 +108,23 @@ static void st_free(strtab *t)
     }
 }
 
-/* Room for n more bytes of the current entry (NULL after a failure). */
+/* Bytes readable from the start of any entry (zeros past the text): short entries are
+ * copied with a fixed-size copy, which compilers inline (st_copy). */
+#define ST_SLACK 64u
+
+/* Room for n more bytes of the current entry and ST_SLACK after them (NULL after a
+ * failure). */
 static char *st_room(strtab *t, size_t n)
 {
     if (t->oom)
         return NULL;
-    if (n > t->cap - t->len) {
+    if (n > SIZE_MAX / 8) {
+        t->oom = true;
+        return NULL;
+    }
+    if (n + ST_SLACK > t->cap - t->len) {
         size_t cap = t->cap ? t->cap : 4096;
-        while (cap - t->len < n) {
+        while (cap - t->len < n + ST_SLACK) {
             if (cap > SIZE_MAX / 4) {
                 t->oom = true;
                 return NULL;
@@ -103,6 +136,7 @@ static char *st_room(strtab *t, size_t n)
             t->oom = true;
             return NULL;
         }
+        memset(s + t->cap, 0, cap - t->cap);
         t->text = s;
         t->cap = cap;
     }
@@ -150,7 +184,7 @@ static void st_json(strtab *t, const char *s)
 
 static void st_end(strtab *t)
 {
-    if (!t->oom)
+    if (st_room(t, 0) != NULL) /* the slack of the next entry */
         t->at[++t->count] = t->len;
 }
 
@@ -158,6 +192,19 @@ static inline const char *st_get(const strtab *t, uint32_t i, size_t *n)
 {
     *n = t->at[i + 1] - t->at[i];
     return t->text + t->at[i];
+}
+
+/* Copies entry i to o, which has room for ST_SLACK bytes more than the entry; returns the
+ * end. */
+static inline char *st_copy(char *o, const strtab *t, uint32_t i)
+{
+    size_t n;
+    const char *s = st_get(t, i, &n);
+    if (WD_LIKELY(n <= ST_SLACK))
+        memcpy(o, s, ST_SLACK);
+    else
+        memcpy(o, s, n);
+    return o + n;
 }
 
 /* Every symbol's display name. */
@@ -180,9 +227,7 @@ static inline char *wb_entry(wbuf *w, const strtab *t, uint32_t i, size_t more)
         wb_bytes(w, s, n);
         return wb_reserve(w, more);
     }
-    char *o = wb_reserve(w, n + more);
-    memcpy(o, s, n);
-    return o + n;
+    return st_copy(wb_reserve(w, n + ST_SLACK + more), t, i);
 }
 
 /* ---- a stack string, frame by frame ---- */
@@ -587,8 +632,8 @@ static inline void ss_event(timeline *t, uint32_t frame, bool open, uint64_t at)
     size_t n, skip = t->first;
     const char *s = st_get(&t->spre, frame, &n);
     t->first = false;
-    char *o = wb_reserve(t->sw, n + 28);
-    memcpy(o, s + skip, n - skip);
+    char *o = wb_reserve(t->sw, n + ST_SLACK + 28);
+    memcpy(o, s + skip, ST_SLACK - 1); /* an entry is at most 48 bytes: see ss_head */
     if (!open)
         o[10 - skip] = 'C'; /* `,{"type":"O"`: the O */
     o = wp_u64(o + n - skip, at);

@@ -12,6 +12,7 @@
 #define AUTO_LIMIT  (1u << 18)
 #define FULL_CAP    (1u << 24)
 #define STEP_FLOOR  1000u
+#define FIRST_NODES 4096u
 
 static const char *const kind_names[WD_PROF_KIND_COUNT] = {
     "root", "entry", "direct", "indirect", "host", "internal", "section", "step",
@@ -261,9 +262,9 @@ static uint32_t sym_find(const wd_prof *p, wd_prof_kind kind, uint32_t idx, cons
     return PROF_NONE;
 }
 
-static bool is_call_kind(wd_prof_kind k)
+static inline bool is_call_kind(wd_prof_kind k)
 {
-    return k == WD_PROF_ENTRY || k == WD_PROF_DIRECT || k == WD_PROF_INDIRECT;
+    return (unsigned)k - WD_PROF_ENTRY <= WD_PROF_INDIRECT - WD_PROF_ENTRY;
 }
 
 /* Whether wd_sym_display would change s. */
@@ -691,6 +692,11 @@ static bool run_begin(wd_prof *p, uint64_t T, int64_t ns)
     if (p->in_run)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
     prof_run r = {.level = p->level, .index = p->run_in_level++, .start = T, .last = T};
+    /* Room for the nodes of a typical profile at once: growing by doubling from 8 copies
+     * them a dozen times (pages not used are not touched). */
+    if (p->tree.cap == 0 && !wd_grow(p->ctx, (void **)&p->tree.nodes, &p->tree.cap,
+                                     sizeof *p->tree.nodes, FIRST_NODES))
+        return false;
     r.root = prof_tree_new(&p->tree, PROF_NONE, 0, T);
     if (r.root == PROF_NONE || !WD_VEC_PUSH(p->ctx, &p->runs, r))
         return false;
@@ -725,22 +731,48 @@ static inline bool ensure_run(wd_prof *p, uint64_t T, int64_t ns)
 
 static void prof_finish(wd_prof *p);
 
+/* The common call, what enter does when the tree is full with room for the node and the
+ * stack has room for the frame: the node is made as it is once entered. */
+static inline void append_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+{
+    prof_node *nodes = p->tree.nodes;
+    prof_frame *top = &p->stack[p->depth - 1];
+    uint32_t parent = top->node, n = p->tree.count++;
+    prof_node *par = &nodes[parent];
+    if (par->last_child == PROF_NONE)
+        par->first_child = n;
+    else
+        nodes[par->last_child].next_sibling = n;
+    par->last_child = n;
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
+                           .next_sibling = PROF_NONE, .last_child = PROF_NONE, .calls = 1,
+                           .t = T, .time = ns, .start = T};
+    top[1] = (prof_frame){n, sym, p->syms.data[sym].kind, 0};
+    p->depth++;
+}
+
 void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
 {
-    if (p->rec != NULL)
+    if (WD_UNLIKELY(p->rec != NULL))
         wd_trace_put_call(p->rec, ticks, ns, sym);
     p->fin = false;
     if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
         return;
     p->calls++;
     p->last_was_ret = false;
-    if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
+    const prof_tree *tr = &p->tree;
+    if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
+                  p->depth < p->stack_cap))
+        append_call(p, ticks, ns, sym);
+    else if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
         prof_nomem(p);
 }
 
 static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin);
 
-static void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
+static inline void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
 {
     if (!p->last_was_ret || T != p->trail_tick)
         p->trail_count = 0;
@@ -757,16 +789,23 @@ static void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
 
 void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
 {
-    if (p->rec != NULL)
+    if (WD_UNLIKELY(p->rec != NULL))
         wd_trace_put_ret(p->rec, ticks, ns);
     p->fin = false;
     if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
         return;
     p->runs.data[p->runs.count - 1].last = ticks;
     p->last_ns = ns;
+    uint32_t i = p->depth - 1;
+    prof_frame *top = &p->stack[i];
+    if (WD_LIKELY(i > 0 && is_call_kind((wd_prof_kind)top->kind))) { /* the common case */
+        uint32_t sym = top->sym;
+        (void)leave(p, ticks, ns);
+        trail_add(p, ticks, sym);
+        return;
+    }
     /* The innermost call: sections above it end with it; a phase in between means the
      * return belongs to no open call. */
-    uint32_t i = p->depth - 1;
     while (i > 0 && p->stack[i].kind == WD_PROF_SECTION)
         i--;
     if (i == 0)
