@@ -306,45 +306,43 @@ WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud
 static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
                           uint32_t to, uint32_t max_depth)
 {
-    const prof_tree *tr = &p->tree;
+    const prof_node *nodes = p->tree.nodes;
     uint32_t *map = NULL, map_cap = 0; /* out node per depth */
-    bool ok = true;
-    uint32_t x = tr->nodes[from].first_child, depth = 1;
-    while (ok && x != PROF_NONE) {
-        const prof_node *y = &tr->nodes[x];
-        if (depth >= map_cap &&
-            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1)) {
-            ok = false;
+    uint32_t limit = max_depth != 0 ? max_depth : UINT32_MAX;
+    if (!wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, 64))
+        return false;
+    map[0] = to;
+    uint32_t x = nodes[from].first_child, depth = 1;
+    while (x != PROF_NONE) {
+        const prof_node *y = &nodes[x];
+        if (WD_UNLIKELY(depth >= map_cap) &&
+            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1))
             break;
-        }
-        map[0] = to;
         uint32_t n;
-        if (max_depth != 0 && depth > max_depth)
-            n = map[max_depth];
-        else
+        if (WD_LIKELY(depth <= limit)) {
             n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
-        if (n == PROF_NONE) {
-            ok = false;
-            break;
+            if (WD_UNLIKELY(n == PROF_NONE))
+                break;
+            out->nodes[n].calls += y->calls;
+        } else {
+            n = map[limit];
         }
         map[depth] = n;
         out->nodes[n].t += y->t;
         out->nodes[n].time += y->time;
-        if (max_depth == 0 || depth <= max_depth)
-            out->nodes[n].calls += y->calls;
         if (y->first_child != PROF_NONE) {
             x = y->first_child;
             depth++;
             continue;
         }
-        while (x != from && tr->nodes[x].next_sibling == PROF_NONE) {
-            x = tr->nodes[x].parent;
+        while (x != from && nodes[x].next_sibling == PROF_NONE) {
+            x = nodes[x].parent;
             depth--;
         }
-        x = x == from ? PROF_NONE : tr->nodes[x].next_sibling;
+        x = x == from ? PROF_NONE : nodes[x].next_sibling;
     }
     wd_free(p->ctx, map);
-    return ok;
+    return x == PROF_NONE;
 }
 
 bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)

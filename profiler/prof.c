@@ -125,12 +125,6 @@ bool prof_tree_reserve(prof_tree *tr, uint32_t nodes)
     return true;
 }
 
-static inline uint32_t slot_hash(uint32_t parent, uint32_t sym)
-{
-    uint64_t k = ((uint64_t)parent << 32 | sym) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(k >> 32);
-}
-
 static bool rehash(prof_tree *tr)
 {
     uint32_t cap = tr->slot_cap ? tr->slot_cap * 2 : 1024;
@@ -144,7 +138,7 @@ static bool rehash(prof_tree *tr)
         if (n == 0)
             continue;
         const prof_node *x = &tr->nodes[n - 1];
-        uint32_t h = slot_hash(x->parent, x->sym) & (cap - 1);
+        uint32_t h = prof_slot_hash(x->parent, x->sym) & (cap - 1);
         while (s[h] != 0)
             h = (h + 1) & (cap - 1);
         s[h] = n;
@@ -155,22 +149,25 @@ static bool rehash(prof_tree *tr)
     return true;
 }
 
-uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start,
+                              uint32_t h)
 {
-    if (tr->slot_used * 2 >= tr->slot_cap && !rehash(tr))
-        return PROF_NONE;
-    uint32_t mask = tr->slot_cap - 1;
-    uint32_t h = slot_hash(parent, sym) & mask;
-    for (;;) {
-        uint32_t n = tr->slots[h];
-        if (n == 0)
-            break;
-        const prof_node *x = &tr->nodes[n - 1];
-        if (x->parent == parent && x->sym == sym)
-            return n - 1;
-        h = (h + 1) & mask;
+    if (h == PROF_NONE) { /* the hash is half full: rehashed, then probed again */
+        if (!rehash(tr))
+            return PROF_NONE;
+        uint32_t mask = tr->slot_cap - 1;
+        for (h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
+            uint32_t n = tr->slots[h];
+            if (n == 0)
+                break;
+            const prof_node *x = &tr->nodes[n - 1];
+            if (x->parent == parent && x->sym == sym)
+                return n - 1;
+        }
     }
-    uint32_t n = prof_tree_new(tr, parent, sym, start);
+    uint32_t n = tr->count < tr->cap && tr->count < PROF_NONE - 1
+                     ? tree_append(tr, parent, sym, start)
+                     : prof_tree_new(tr, parent, sym, start);
     if (n != PROF_NONE) {
         tr->slots[h] = n + 1;
         tr->slot_used++;
@@ -591,7 +588,7 @@ static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint6
             return;
         }
         for (uint32_t i = 0; i < p->hot.count; i++) {
-            uint32_t h = slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
+            uint32_t h = prof_slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
             while (s[h] != 0)
                 h = (h + 1) & (cap - 1);
             s[h] = i + 1;
@@ -600,7 +597,7 @@ static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint6
         p->hot_slots = s;
         p->hot_slot_cap = cap;
     }
-    uint32_t mask = p->hot_slot_cap - 1, h = slot_hash(what, in) & mask;
+    uint32_t mask = p->hot_slot_cap - 1, h = prof_slot_hash(what, in) & mask;
     uint32_t run = p->runs.count - 1;
     for (;; h = (h + 1) & mask) {
         uint32_t n = p->hot_slots[h];
