@@ -247,7 +247,7 @@ static bool sb_set(stackbuf *b, uint32_t depth, const char *name, size_t n)
         return false;
     b->at[0] = 0;
     size_t base = b->at[depth - 1];
-    size_t need = base + n + 2;
+    size_t need = base + n + 2 + ST_SLACK; /* room for sb_push's copies */
     if (WD_UNLIKELY(need > b->cap)) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < need)
@@ -264,6 +264,25 @@ static bool sb_set(stackbuf *b, uint32_t depth, const char *name, size_t n)
     memcpy(b->s + k, name, n);
     k += n;
     b->s[k] = '\0';
+    b->len = k;
+    b->at[depth] = k;
+    return true;
+}
+
+/* sb_set with table entry i as the name: a short name where there is room is copied with a
+ * fixed-size copy (the string is not NUL-terminated then: b->len says where it ends). */
+static inline bool sb_push(stackbuf *b, uint32_t depth, const strtab *t, uint32_t i)
+{
+    size_t n;
+    const char *name = st_get(t, i, &n);
+    if (WD_UNLIKELY(depth >= b->at_cap || n > ST_SLACK ||
+                    b->cap - b->at[depth - 1] < ST_SLACK + 2))
+        return sb_set(b, depth, name, n);
+    size_t k = b->at[depth - 1];
+    b->s[k] = ';';
+    k += depth > 1;
+    memcpy(b->s + k, name, ST_SLACK);
+    k += n;
     b->len = k;
     b->at[depth] = k;
     return true;
@@ -576,9 +595,7 @@ static inline bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *b
 static inline void fold_line(timeline *t, uint32_t node, uint32_t depth)
 {
     const prof_node *y = &t->nodes[node];
-    size_t n;
-    const char *name = st_get(&t->names, y->sym, &n);
-    if (WD_UNLIKELY(!sb_set(&t->sb, depth, name, n))) {
+    if (WD_UNLIKELY(!sb_push(&t->sb, depth, &t->names, y->sym))) {
         t->oom = true;
         return;
     }

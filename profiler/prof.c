@@ -1162,10 +1162,11 @@ static inline bool func_before(const func_key *x, const func_key *y)
     return x->ticks != y->ticks ? x->ticks > y->ticks : x->tie < y->tie;
 }
 
-/* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE; insertion sort
- * of short runs, then merges. Keys are distinct, so any sort gives the same order. */
+/* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE: insertion sort
+ * of short runs, then merges from one array into the other; returns the one that holds the
+ * result (a or tmp). Keys are distinct, so any sort gives the same order. */
 #define DEFINE_SORT(NAME, T, BEFORE)                                                               \
-    static void NAME(T *a, T *tmp, size_t n)                                                       \
+    static T *NAME(T *a, T *tmp, size_t n)                                                         \
     {                                                                                              \
         enum { RUN = 8 };                                                                          \
         for (size_t lo = 0; lo < n; lo += RUN) {                                                   \
@@ -1178,19 +1179,23 @@ static inline bool func_before(const func_key *x, const func_key *y)
                 a[k] = x;                                                                          \
             }                                                                                      \
         }                                                                                          \
+        T *src = a, *dst = tmp;                                                                    \
         for (size_t width = RUN; width < n; width *= 2) {                                          \
             for (size_t lo = 0; lo < n; lo += 2 * width) {                                         \
                 size_t mid = n - lo < width ? n : lo + width;                                      \
                 size_t hi = n - mid < width ? n : mid + width, i = lo, j = mid, o = lo;            \
                 while (i < mid && j < hi)                                                          \
-                    tmp[o++] = BEFORE(&a[j], &a[i]) ? a[j++] : a[i++];                             \
+                    dst[o++] = BEFORE(&src[j], &src[i]) ? src[j++] : src[i++];                     \
                 while (i < mid)                                                                    \
-                    tmp[o++] = a[i++];                                                             \
+                    dst[o++] = src[i++];                                                           \
                 while (j < hi)                                                                     \
-                    tmp[o++] = a[j++];                                                             \
+                    dst[o++] = src[j++];                                                           \
             }                                                                                      \
-            memcpy(a, tmp, n * sizeof *a);                                                         \
+            T *t = src;                                                                            \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
         }                                                                                          \
+        return src;                                                                                \
     }
 
 DEFINE_SORT(sort_names, name_key, name_before)
@@ -1210,12 +1215,12 @@ static uint32_t *name_ranks(const wd_prof *p)
     }
     for (uint32_t i = 0; i < n; i++)
         keys[i] = (name_key){p->syms.data[i].name, i};
-    sort_names(keys, keys + n, n);
+    const name_key *sorted = sort_names(keys, keys + n, n);
     uint32_t r = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (i > 0 && strcmp(keys[i].name, keys[i - 1].name) != 0)
+        if (i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) != 0)
             r = i;
-        rank[keys[i].sym] = r;
+        rank[sorted[i].sym] = r;
     }
     wd_free(p->ctx, keys);
     return rank;
@@ -1231,9 +1236,9 @@ static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t k, bool by_tota
         for (uint32_t i = 0; i < k; i++)
             keys[i] = (func_key){by_total ? f[i].total : f[i].self,
                                  (uint64_t)rank[f[i].sym] << 32 | f[i].sym, i};
-        sort_keys(keys, keys + k, k);
+        const func_key *order = sort_keys(keys, keys + k, k);
         for (uint32_t i = 0; i < k; i++)
-            sorted[i] = f[keys[i].at];
+            sorted[i] = f[order[i].at];
         memcpy(f, sorted, (size_t)k * sizeof *f);
     }
     if (!p->fin)
