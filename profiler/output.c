@@ -931,6 +931,7 @@ typedef struct jw {
     int depth;
     int flat_from; /* depth from which containers are on one line (INT_MAX: none) */
     bool first[64];
+    const strtab *heads; /* function_heads */
 } jw;
 
 static void jw_indent(jw *j)
@@ -1047,25 +1048,39 @@ static void phases_json(jw *j, const char *key, const uint64_t *ph, const int64_
     jw_close(j, '}');
 }
 
-/* A function's figures inside its (flat) object, as jk_ calls would write them: name, raw
- * name when it is shown otherwise, kind, index, ticks, calls, times. */
-static void function_json(jw *j, const prof_sym *s, const wd_prof_func *f, bool with_time)
+/* Per symbol, the start of its function entry: name, raw name when it is shown otherwise,
+ * kind, index (made once: functions appear in every run's list). */
+static void function_heads(strtab *t, const wd_prof *p)
 {
-    wbuf *w = j->w;
-    WB_LIT(w, "\"name\": ");
-    wb_json(w, s->name);
-    if (strcmp(s->raw, s->name) != 0) {
-        WB_LIT(w, ", \"raw\": ");
-        wb_json(w, s->raw);
+    st_init(t, p->ctx, p->syms.count);
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        const prof_sym *s = &p->syms.data[i];
+        ST_LIT(t, "\"name\": ");
+        st_json(t, s->name);
+        if (strcmp(s->raw, s->name) != 0) {
+            ST_LIT(t, ", \"raw\": ");
+            st_json(t, s->raw);
+        }
+        ST_LIT(t, ", \"kind\": \"");
+        const char *kind = wd_prof_kind_name((wd_prof_kind)s->kind);
+        st_add(t, kind, strlen(kind));
+        ST_LIT(t, "\"");
+        char *o = st_room(t, 32);
+        if (o != NULL && s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION) {
+            char *b = o;
+            o = WP_LIT(o, ", \"index\": ");
+            o = wp_u32(o, s->idx);
+            t->len += (size_t)(o - b);
+        }
+        st_end(t);
     }
-    WB_LIT(w, ", \"kind\": \"");
-    wb_str(w, wd_prof_kind_name((wd_prof_kind)s->kind));
-    char *o = wb_reserve(w, 200);
-    *o++ = '"';
-    if (s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION) {
-        o = WP_LIT(o, ", \"index\": ");
-        o = wp_u32(o, s->idx);
-    }
+}
+
+/* A function's figures inside its (flat) object, as jk_ calls would write them: name, raw
+ * name when it is shown otherwise, kind, index (its head), ticks, calls, times. */
+static void function_json(wbuf *w, const strtab *heads, const wd_prof_func *f, bool with_time)
+{
+    char *o = wb_entry(w, heads, f->sym, 200);
     o = WP_LIT(o, ", \"self\": ");
     o = wp_u64(o, f->self);
     o = WP_LIT(o, ", \"total\": ");
@@ -1079,7 +1094,6 @@ static void function_json(jw *j, const prof_sym *s, const wd_prof_func *f, bool 
         o = wp_i64(o, f->total_ns);
     }
     wb_commit(w, o);
-    j->first[j->depth] = false;
 }
 
 /* Per run, the functions with the most total ticks (all of them over all runs). */
@@ -1097,12 +1111,19 @@ static bool functions_json(jw *j, wd_prof *p, uint32_t run, bool with_time)
     if (shown < n)
         jk_u64(j, "functions_not_shown", n - shown);
     jk_open(j, "functions", '[', false);
+    /* Each entry as jw_val, jw_open (flat), its members and jw_close write it: a line of
+     * its own (after a comma but the first), indented by the array's depth. */
+    char indent[2 * 64 + 2] = ",\n";
+    int d = j->depth < 62 ? j->depth : 62;
+    memset(indent + 2, ' ', (size_t)(2 * d));
     for (uint32_t i = 0; i < shown; i++) {
-        jw_val(j, false);
-        jw_open(j, '{', true);
-        function_json(j, &p->syms.data[fs[i].sym], &fs[i], with_time);
-        jw_close(j, '}');
+        wb_bytes(j->w, indent + (i == 0), (size_t)(2 * d + 2 - (i == 0)));
+        wb_char(j->w, '{');
+        function_json(j->w, j->heads, &fs[i], with_time);
+        wb_char(j->w, '}');
     }
+    if (shown > 0)
+        j->first[j->depth] = false;
     jw_close(j, ']');
     wd_free(p->ctx, fs);
     return true;
@@ -1223,7 +1244,13 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
 {
     wd_prof_stats st;
     wd_prof_get_stats(p, &st);
-    jw jj = {.w = w, .flat_from = 1 << 30}, *j = &jj;
+    strtab heads;
+    function_heads(&heads, p);
+    if (heads.oom) {
+        st_free(&heads);
+        return false;
+    }
+    jw jj = {.w = w, .flat_from = 1 << 30, .heads = &heads}, *j = &jj;
     jw_open(j, '{', false);
     jk_str(j, "format", "wasmdbg-profile");
     jk_u64(j, "version", 1);
@@ -1265,6 +1292,7 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
     }
     jw_close(j, '}');
     wb_char(w, '\n');
+    st_free(&heads);
     return ok;
 }
 
