@@ -150,7 +150,8 @@ static void on_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_k
     } else {
         if (WD_UNLIKELY(f->inst->module != h->module))
             use_module(h, f->inst->module);
-        int slot = kind == WD_CALL_ENTRY ? 0 : kind == WD_CALL_INDIRECT ? 2 : 1;
+        /* the slot of each kind: WD_CALL_ENTRY 0, _DIRECT 1, _INDIRECT 2 */
+        int slot = (unsigned)kind <= WD_CALL_INDIRECT ? (int)kind : 1;
         const wd_profhook_sym *e = f->idx < h->cache_count
                                        ? &h->cache[(size_t)slot * h->cache_count + f->idx]
                                        : NULL;

@@ -436,7 +436,6 @@ void wd_prof_free(wd_prof *p)
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
     wd_free(p->ctx, p->funcs_all);
-    wd_free(p->ctx, p->name_rank);
     wd_free(p->ctx, p);
 }
 
@@ -750,21 +749,41 @@ static inline void append_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
     p->depth++;
 }
 
-void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
+/* A call the fast path of wd_prof_call does not take. */
+static WD_NOINLINE void call_slow(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
 {
-    if (WD_UNLIKELY(p->rec != NULL))
+    if (p->rec != NULL)
         wd_trace_put_call(p->rec, ticks, ns, sym);
     p->fin = false;
-    if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
+    if (p->status != WD_OK || sym >= p->syms.count || !ensure_run(p, ticks, ns))
         return;
     p->calls++;
     p->last_was_ret = false;
     const prof_tree *tr = &p->tree;
-    if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
-                  p->depth < p->stack_cap))
+    if (!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
+        p->depth < p->stack_cap)
         append_call(p, ticks, ns, sym);
-    else if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
+    else if (!enter(p, ticks, ns, sym))
         prof_nomem(p);
+}
+
+/* The common call (no trace, in a run, a full tree and a stack with room) is handled in a
+ * path short enough to need no saved registers; call_slow does the rest. */
+void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
+{
+    const prof_tree *tr = &p->tree;
+    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || sym >= p->syms.count ||
+                    !p->in_run || p->cct || tr->count >= p->cfg.full_limit ||
+                    tr->count >= tr->cap || p->depth >= p->stack_cap)) {
+        call_slow(p, ticks, ns, sym);
+        return;
+    }
+    p->fin = false;
+    p->last_ns = ns;
+    p->runs.data[p->runs.count - 1].last = ticks;
+    p->calls++;
+    p->last_was_ret = false;
+    append_call(p, ticks, ns, sym);
 }
 
 static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin);
@@ -784,25 +803,19 @@ static inline void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
     p->trail[p->trail_count++] = sym;
 }
 
-void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
+/* A return the fast path of wd_prof_ret does not take. */
+static WD_NOINLINE void ret_slow(wd_prof *p, uint64_t ticks, int64_t ns)
 {
-    if (WD_UNLIKELY(p->rec != NULL))
+    if (p->rec != NULL)
         wd_trace_put_ret(p->rec, ticks, ns);
     p->fin = false;
-    if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
+    if (p->status != WD_OK || !p->in_run)
         return;
     p->runs.data[p->runs.count - 1].last = ticks;
     p->last_ns = ns;
-    uint32_t i = p->depth - 1;
-    prof_frame *top = &p->stack[i];
-    if (WD_LIKELY(i > 0 && is_call_kind((wd_prof_kind)top->kind))) { /* the common case */
-        uint32_t sym = top->sym;
-        (void)leave(p, ticks, ns);
-        trail_add(p, ticks, sym);
-        return;
-    }
     /* The innermost call: sections above it end with it; a phase in between means the
      * return belongs to no open call. */
+    uint32_t i = p->depth - 1;
     while (i > 0 && p->stack[i].kind == WD_PROF_SECTION)
         i--;
     if (i == 0)
@@ -824,6 +837,28 @@ void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
             wd_free(p->ctx, p->deferred.data[d].data);
         p->deferred.count = 0;
     }
+}
+
+/* The common return (no trace, in a run, a wasm call on top, room in the trail) is handled
+ * in a path short enough to need no saved registers; ret_slow does the rest. */
+void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
+{
+    uint32_t i = p->depth - 1;
+    uint32_t trail = p->last_was_ret && ticks == p->trail_tick ? p->trail_count : 0;
+    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || !p->in_run || p->depth < 2 ||
+                    !is_call_kind((wd_prof_kind)p->stack[i].kind) || trail >= p->trail_cap)) {
+        ret_slow(p, ticks, ns);
+        return;
+    }
+    p->fin = false;
+    p->runs.data[p->runs.count - 1].last = ticks;
+    p->last_ns = ns;
+    uint32_t sym = p->stack[i].sym;
+    (void)leave(p, ticks, ns);
+    p->trail_tick = ticks;
+    p->last_was_ret = true;
+    p->trail[trail] = sym;
+    p->trail_count = trail + 1;
 }
 
 /* Enters the node of a phase or section named `name` (kind WD_PROF_INTERNAL or _SECTION). */
@@ -1139,27 +1174,21 @@ static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
     return true;
 }
 
-typedef struct name_key {
-    const char *name;
-    uint32_t sym;
-} name_key;
-
-static inline bool name_before(const name_key *x, const name_key *y)
-{
-    int c = strcmp(x->name, y->name);
-    return c != 0 ? c < 0 : x->sym < y->sym;
-}
-
-/* Functions in order: ticks (self or total), largest first, then name, then symbol. */
+/* Functions in order: ticks (self or total), largest first, then name, then symbol (ties
+ * of ticks are few: names are compared only for them). */
 typedef struct func_key {
     uint64_t ticks;
-    uint64_t tie; /* name rank, symbol */
-    uint32_t at;  /* its entry */
+    const char *name;
+    uint32_t sym;
+    uint32_t at; /* its entry */
 } func_key;
 
 static inline bool func_before(const func_key *x, const func_key *y)
 {
-    return x->ticks != y->ticks ? x->ticks > y->ticks : x->tie < y->tie;
+    if (x->ticks != y->ticks)
+        return x->ticks > y->ticks;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c < 0 : x->sym < y->sym;
 }
 
 /* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE: insertion sort
@@ -1198,51 +1227,22 @@ static inline bool func_before(const func_key *x, const func_key *y)
         return src;                                                                                \
     }
 
-DEFINE_SORT(sort_names, name_key, name_before)
 DEFINE_SORT(sort_keys, func_key, func_before)
-
-/* Per symbol, the place of its display name in name order (equal names, equal places):
- * sorting functions then compares numbers only. Owned; NULL on OOM. */
-static uint32_t *name_ranks(const wd_prof *p)
-{
-    uint32_t n = p->syms.count;
-    name_key *keys = wd_alloc(p->ctx, (2 * (size_t)n + 1) * sizeof *keys);
-    uint32_t *rank = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *rank);
-    if (keys == NULL || rank == NULL) {
-        wd_free(p->ctx, keys);
-        wd_free(p->ctx, rank);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        keys[i] = (name_key){p->syms.data[i].name, i};
-    const name_key *sorted = sort_names(keys, keys + n, n);
-    uint32_t r = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i > 0 && strcmp(sorted[i].name, sorted[i - 1].name) != 0)
-            r = i;
-        rank[sorted[i].sym] = r;
-    }
-    wd_free(p->ctx, keys);
-    return rank;
-}
 
 static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t k, bool by_total)
 {
-    uint32_t *rank = p->fin ? p->name_rank : name_ranks(p);
     func_key *keys = wd_alloc(p->ctx, (2 * (size_t)k + 1) * sizeof *keys);
     wd_prof_func *sorted = wd_alloc(p->ctx, ((size_t)k + 1) * sizeof *sorted);
-    bool ok = rank != NULL && keys != NULL && sorted != NULL;
+    bool ok = keys != NULL && sorted != NULL;
     if (ok) {
         for (uint32_t i = 0; i < k; i++)
-            keys[i] = (func_key){by_total ? f[i].total : f[i].self,
-                                 (uint64_t)rank[f[i].sym] << 32 | f[i].sym, i};
+            keys[i] = (func_key){by_total ? f[i].total : f[i].self, prof_name(p, f[i].sym),
+                                 f[i].sym, i};
         const func_key *order = sort_keys(keys, keys + k, k);
         for (uint32_t i = 0; i < k; i++)
             sorted[i] = f[order[i].at];
         memcpy(f, sorted, (size_t)k * sizeof *f);
     }
-    if (!p->fin)
-        wd_free(p->ctx, rank);
     wd_free(p->ctx, keys);
     wd_free(p->ctx, sorted);
     return ok;
@@ -1306,7 +1306,6 @@ static void prof_finish(wd_prof *p)
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
     wd_free(p->ctx, p->funcs_all);
-    wd_free(p->ctx, p->name_rank);
     p->tot = NULL;
     p->tns = NULL;
     p->funcs_all = NULL;
@@ -1315,7 +1314,6 @@ static void prof_finish(wd_prof *p)
         p->runs.data[i].funcs = NULL;
         p->runs.data[i].func_count = 0;
     }
-    p->name_rank = name_ranks(p);
     size_t n = (size_t)tr->count + 1;
     uint64_t *tot = wd_alloc(p->ctx, n * sizeof *tot);
     uint64_t *tcalls = wd_alloc(p->ctx, n * sizeof *tcalls);
@@ -1324,7 +1322,7 @@ static void prof_finish(wd_prof *p)
     p->tns = tns;
     p->tot_count = tr->count;
     p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
-    bool ok = p->name_rank != NULL && tot != NULL && tns != NULL && tcalls != NULL &&
+    bool ok = tot != NULL && tns != NULL && tcalls != NULL &&
               p->funcs_all != NULL;
     /* node totals (prof_totals) and calls, in one pass (children come after parents) */
     for (uint32_t i = 0; ok && i < tr->count; i++) {

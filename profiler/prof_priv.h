@@ -170,7 +170,6 @@ struct wd_prof {
      * group). `fin` is cleared by any event that changes the tree. */
     bool fin;
     wd_prof_func *funcs_all;
-    uint32_t *name_rank; /* per symbol: its display name's place in name order */
 };
 
 /* The fail-once helper: records WD_ERR_NOMEM. */
