@@ -23,6 +23,30 @@ const char wd_prof_digits4[40000] = D3("0") D3("1") D3("2") D3("3") D3("4") D3("
 #undef D2
 #undef D3
 
+/* Their lengths: 10 ones, 90 twos, 900 threes, 9000 fours. */
+#define R10(x)   x, x, x, x, x, x, x, x, x, x,
+#define R90(x)   R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x) R10(x)
+#define R100(x)  R10(x) R90(x)
+#define R900(x)  R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x) R100(x)
+#define R1000(x) R100(x) R900(x)
+#define R9000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) R1000(x) \
+    R1000(x)
+const uint8_t wd_prof_len4[10000] = {R10(1) R90(2) R900(3) R9000(4)};
+#undef R10
+#undef R90
+#undef R100
+#undef R900
+#undef R1000
+#undef R9000
+
+char *wd_prof_put_u64_big(char *p, uint64_t v)
+{
+    uint64_t hi = v / 100000000;
+    uint32_t lo = (uint32_t)(v - hi * 100000000), mid = lo / 10000;
+    p = hi <= UINT32_MAX ? wp_u32(p, (uint32_t)hi) : wd_prof_put_u64_big(p, hi);
+    return wp_four(wp_four(p, mid), lo - mid * 10000);
+}
+
 const char *const wd_prof_file_ext[WD_PROF_FILE_COUNT] = {".out", ".svg", ".trace.json",
                                                           ".speedscope.json", ".json"};
 const char *const wd_prof_file_what[WD_PROF_FILE_COUNT] = {
@@ -84,14 +108,23 @@ static void st_free(strtab *t)
     }
 }
 
-/* Room for n more bytes of the current entry (NULL after a failure). */
+/* Bytes readable from the start of any entry (zeros past the text): short entries are
+ * copied with a fixed-size copy, which compilers inline (st_copy). */
+#define ST_SLACK 64u
+
+/* Room for n more bytes of the current entry and ST_SLACK after them (NULL after a
+ * failure). */
 static char *st_room(strtab *t, size_t n)
 {
     if (t->oom)
         return NULL;
-    if (n > t->cap - t->len) {
+    if (n > SIZE_MAX / 8) {
+        t->oom = true;
+        return NULL;
+    }
+    if (n + ST_SLACK > t->cap - t->len) {
         size_t cap = t->cap ? t->cap : 4096;
-        while (cap - t->len < n) {
+        while (cap - t->len < n + ST_SLACK) {
             if (cap > SIZE_MAX / 4) {
                 t->oom = true;
                 return NULL;
@@ -103,6 +136,7 @@ static char *st_room(strtab *t, size_t n)
             t->oom = true;
             return NULL;
         }
+        memset(s + t->cap, 0, cap - t->cap);
         t->text = s;
         t->cap = cap;
     }
@@ -150,7 +184,7 @@ static void st_json(strtab *t, const char *s)
 
 static void st_end(strtab *t)
 {
-    if (!t->oom)
+    if (st_room(t, 0) != NULL) /* the slack of the next entry */
         t->at[++t->count] = t->len;
 }
 
@@ -158,6 +192,19 @@ static inline const char *st_get(const strtab *t, uint32_t i, size_t *n)
 {
     *n = t->at[i + 1] - t->at[i];
     return t->text + t->at[i];
+}
+
+/* Copies entry i to o, which has room for ST_SLACK bytes more than the entry; returns the
+ * end. */
+static inline char *st_copy(char *o, const strtab *t, uint32_t i)
+{
+    size_t n;
+    const char *s = st_get(t, i, &n);
+    if (WD_LIKELY(n <= ST_SLACK))
+        memcpy(o, s, ST_SLACK);
+    else
+        memcpy(o, s, n);
+    return o + n;
 }
 
 /* Every symbol's display name. */
@@ -180,9 +227,7 @@ static inline char *wb_entry(wbuf *w, const strtab *t, uint32_t i, size_t more)
         wb_bytes(w, s, n);
         return wb_reserve(w, more);
     }
-    char *o = wb_reserve(w, n + more);
-    memcpy(o, s, n);
-    return o + n;
+    return st_copy(wb_reserve(w, n + ST_SLACK + more), t, i);
 }
 
 /* ---- a stack string, frame by frame ---- */
@@ -202,7 +247,7 @@ static bool sb_set(stackbuf *b, uint32_t depth, const char *name, size_t n)
         return false;
     b->at[0] = 0;
     size_t base = b->at[depth - 1];
-    size_t need = base + n + 2;
+    size_t need = base + n + 2 + ST_SLACK; /* room for sb_push's copies */
     if (WD_UNLIKELY(need > b->cap)) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < need)
@@ -219,6 +264,25 @@ static bool sb_set(stackbuf *b, uint32_t depth, const char *name, size_t n)
     memcpy(b->s + k, name, n);
     k += n;
     b->s[k] = '\0';
+    b->len = k;
+    b->at[depth] = k;
+    return true;
+}
+
+/* sb_set with table entry i as the name: a short name where there is room is copied with a
+ * fixed-size copy (the string is not NUL-terminated then: b->len says where it ends). */
+static inline bool sb_push(stackbuf *b, uint32_t depth, const strtab *t, uint32_t i)
+{
+    size_t n;
+    const char *name = st_get(t, i, &n);
+    if (WD_UNLIKELY(depth >= b->at_cap || n > ST_SLACK ||
+                    b->cap - b->at[depth - 1] < ST_SLACK + 2))
+        return sb_set(b, depth, name, n);
+    size_t k = b->at[depth - 1];
+    b->s[k] = ';';
+    k += depth > 1;
+    memcpy(b->s + k, name, ST_SLACK);
+    k += n;
     b->len = k;
     b->at[depth] = k;
     return true;
@@ -261,45 +325,43 @@ WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud
 static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
                           uint32_t to, uint32_t max_depth)
 {
-    const prof_tree *tr = &p->tree;
+    const prof_node *nodes = p->tree.nodes;
     uint32_t *map = NULL, map_cap = 0; /* out node per depth */
-    bool ok = true;
-    uint32_t x = tr->nodes[from].first_child, depth = 1;
-    while (ok && x != PROF_NONE) {
-        const prof_node *y = &tr->nodes[x];
-        if (depth >= map_cap &&
-            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1)) {
-            ok = false;
+    uint32_t limit = max_depth != 0 ? max_depth : UINT32_MAX;
+    if (!wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, 64))
+        return false;
+    map[0] = to;
+    uint32_t x = nodes[from].first_child, depth = 1;
+    while (x != PROF_NONE) {
+        const prof_node *y = &nodes[x];
+        if (WD_UNLIKELY(depth >= map_cap) &&
+            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1))
             break;
-        }
-        map[0] = to;
         uint32_t n;
-        if (max_depth != 0 && depth > max_depth)
-            n = map[max_depth];
-        else
+        if (WD_LIKELY(depth <= limit)) {
             n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
-        if (n == PROF_NONE) {
-            ok = false;
-            break;
+            if (WD_UNLIKELY(n == PROF_NONE))
+                break;
+            out->nodes[n].calls += y->calls;
+        } else {
+            n = map[limit];
         }
         map[depth] = n;
         out->nodes[n].t += y->t;
         out->nodes[n].time += y->time;
-        if (max_depth == 0 || depth <= max_depth)
-            out->nodes[n].calls += y->calls;
         if (y->first_child != PROF_NONE) {
             x = y->first_child;
             depth++;
             continue;
         }
-        while (x != from && tr->nodes[x].next_sibling == PROF_NONE) {
-            x = tr->nodes[x].parent;
+        while (x != from && nodes[x].next_sibling == PROF_NONE) {
+            x = nodes[x].parent;
             depth--;
         }
-        x = x == from ? PROF_NONE : tr->nodes[x].next_sibling;
+        x = x == from ? PROF_NONE : nodes[x].next_sibling;
     }
     wd_free(p->ctx, map);
-    return ok;
+    return x == PROF_NONE;
 }
 
 bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
@@ -533,9 +595,7 @@ static inline bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *b
 static inline void fold_line(timeline *t, uint32_t node, uint32_t depth)
 {
     const prof_node *y = &t->nodes[node];
-    size_t n;
-    const char *name = st_get(&t->names, y->sym, &n);
-    if (WD_UNLIKELY(!sb_set(&t->sb, depth, name, n))) {
+    if (WD_UNLIKELY(!sb_push(&t->sb, depth, &t->names, y->sym))) {
         t->oom = true;
         return;
     }
@@ -587,8 +647,8 @@ static inline void ss_event(timeline *t, uint32_t frame, bool open, uint64_t at)
     size_t n, skip = t->first;
     const char *s = st_get(&t->spre, frame, &n);
     t->first = false;
-    char *o = wb_reserve(t->sw, n + 28);
-    memcpy(o, s + skip, n - skip);
+    char *o = wb_reserve(t->sw, n + ST_SLACK + 28);
+    memcpy(o, s + skip, ST_SLACK - 1); /* an entry is at most 48 bytes: see ss_head */
     if (!open)
         o[10 - skip] = 'C'; /* `,{"type":"O"`: the O */
     o = wp_u64(o + n - skip, at);
@@ -871,6 +931,7 @@ typedef struct jw {
     int depth;
     int flat_from; /* depth from which containers are on one line (INT_MAX: none) */
     bool first[64];
+    const strtab *heads; /* function_heads */
 } jw;
 
 static void jw_indent(jw *j)
@@ -987,25 +1048,39 @@ static void phases_json(jw *j, const char *key, const uint64_t *ph, const int64_
     jw_close(j, '}');
 }
 
-/* A function's figures inside its (flat) object, as jk_ calls would write them: name, raw
- * name when it is shown otherwise, kind, index, ticks, calls, times. */
-static void function_json(jw *j, const prof_sym *s, const wd_prof_func *f, bool with_time)
+/* Per symbol, the start of its function entry: name, raw name when it is shown otherwise,
+ * kind, index (made once: functions appear in every run's list). */
+static void function_heads(strtab *t, const wd_prof *p)
 {
-    wbuf *w = j->w;
-    WB_LIT(w, "\"name\": ");
-    wb_json(w, s->name);
-    if (strcmp(s->raw, s->name) != 0) {
-        WB_LIT(w, ", \"raw\": ");
-        wb_json(w, s->raw);
+    st_init(t, p->ctx, p->syms.count);
+    for (uint32_t i = 0; i < p->syms.count; i++) {
+        const prof_sym *s = &p->syms.data[i];
+        ST_LIT(t, "\"name\": ");
+        st_json(t, s->name);
+        if (strcmp(s->raw, s->name) != 0) {
+            ST_LIT(t, ", \"raw\": ");
+            st_json(t, s->raw);
+        }
+        ST_LIT(t, ", \"kind\": \"");
+        const char *kind = wd_prof_kind_name((wd_prof_kind)s->kind);
+        st_add(t, kind, strlen(kind));
+        ST_LIT(t, "\"");
+        char *o = st_room(t, 32);
+        if (o != NULL && s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION) {
+            char *b = o;
+            o = WP_LIT(o, ", \"index\": ");
+            o = wp_u32(o, s->idx);
+            t->len += (size_t)(o - b);
+        }
+        st_end(t);
     }
-    WB_LIT(w, ", \"kind\": \"");
-    wb_str(w, wd_prof_kind_name((wd_prof_kind)s->kind));
-    char *o = wb_reserve(w, 200);
-    *o++ = '"';
-    if (s->kind != WD_PROF_INTERNAL && s->kind != WD_PROF_SECTION) {
-        o = WP_LIT(o, ", \"index\": ");
-        o = wp_u32(o, s->idx);
-    }
+}
+
+/* A function's figures inside its (flat) object, as jk_ calls would write them: name, raw
+ * name when it is shown otherwise, kind, index (its head), ticks, calls, times. */
+static void function_json(wbuf *w, const strtab *heads, const wd_prof_func *f, bool with_time)
+{
+    char *o = wb_entry(w, heads, f->sym, 200);
     o = WP_LIT(o, ", \"self\": ");
     o = wp_u64(o, f->self);
     o = WP_LIT(o, ", \"total\": ");
@@ -1019,7 +1094,6 @@ static void function_json(jw *j, const prof_sym *s, const wd_prof_func *f, bool 
         o = wp_i64(o, f->total_ns);
     }
     wb_commit(w, o);
-    j->first[j->depth] = false;
 }
 
 /* Per run, the functions with the most total ticks (all of them over all runs). */
@@ -1037,12 +1111,19 @@ static bool functions_json(jw *j, wd_prof *p, uint32_t run, bool with_time)
     if (shown < n)
         jk_u64(j, "functions_not_shown", n - shown);
     jk_open(j, "functions", '[', false);
+    /* Each entry as jw_val, jw_open (flat), its members and jw_close write it: a line of
+     * its own (after a comma but the first), indented by the array's depth. */
+    char indent[2 * 64 + 2] = ",\n";
+    int d = j->depth < 62 ? j->depth : 62;
+    memset(indent + 2, ' ', (size_t)(2 * d));
     for (uint32_t i = 0; i < shown; i++) {
-        jw_val(j, false);
-        jw_open(j, '{', true);
-        function_json(j, &p->syms.data[fs[i].sym], &fs[i], with_time);
-        jw_close(j, '}');
+        wb_bytes(j->w, indent + (i == 0), (size_t)(2 * d + 2 - (i == 0)));
+        wb_char(j->w, '{');
+        function_json(j->w, j->heads, &fs[i], with_time);
+        wb_char(j->w, '}');
     }
+    if (shown > 0)
+        j->first[j->depth] = false;
     jw_close(j, ']');
     wd_free(p->ctx, fs);
     return true;
@@ -1163,7 +1244,13 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
 {
     wd_prof_stats st;
     wd_prof_get_stats(p, &st);
-    jw jj = {.w = w, .flat_from = 1 << 30}, *j = &jj;
+    strtab heads;
+    function_heads(&heads, p);
+    if (heads.oom) {
+        st_free(&heads);
+        return false;
+    }
+    jw jj = {.w = w, .flat_from = 1 << 30, .heads = &heads}, *j = &jj;
     jw_open(j, '{', false);
     jk_str(j, "format", "wasmdbg-profile");
     jk_u64(j, "version", 1);
@@ -1205,6 +1292,7 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
     }
     jw_close(j, '}');
     wb_char(w, '\n');
+    st_free(&heads);
     return ok;
 }
 

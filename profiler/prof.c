@@ -12,6 +12,7 @@
 #define AUTO_LIMIT  (1u << 18)
 #define FULL_CAP    (1u << 24)
 #define STEP_FLOOR  1000u
+#define FIRST_NODES 4096u
 
 static const char *const kind_names[WD_PROF_KIND_COUNT] = {
     "root", "entry", "direct", "indirect", "host", "internal", "section", "step",
@@ -124,12 +125,6 @@ bool prof_tree_reserve(prof_tree *tr, uint32_t nodes)
     return true;
 }
 
-static inline uint32_t slot_hash(uint32_t parent, uint32_t sym)
-{
-    uint64_t k = ((uint64_t)parent << 32 | sym) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(k >> 32);
-}
-
 static bool rehash(prof_tree *tr)
 {
     uint32_t cap = tr->slot_cap ? tr->slot_cap * 2 : 1024;
@@ -143,7 +138,7 @@ static bool rehash(prof_tree *tr)
         if (n == 0)
             continue;
         const prof_node *x = &tr->nodes[n - 1];
-        uint32_t h = slot_hash(x->parent, x->sym) & (cap - 1);
+        uint32_t h = prof_slot_hash(x->parent, x->sym) & (cap - 1);
         while (s[h] != 0)
             h = (h + 1) & (cap - 1);
         s[h] = n;
@@ -154,22 +149,25 @@ static bool rehash(prof_tree *tr)
     return true;
 }
 
-uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start)
+uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start,
+                              uint32_t h)
 {
-    if (tr->slot_used * 2 >= tr->slot_cap && !rehash(tr))
-        return PROF_NONE;
-    uint32_t mask = tr->slot_cap - 1;
-    uint32_t h = slot_hash(parent, sym) & mask;
-    for (;;) {
-        uint32_t n = tr->slots[h];
-        if (n == 0)
-            break;
-        const prof_node *x = &tr->nodes[n - 1];
-        if (x->parent == parent && x->sym == sym)
-            return n - 1;
-        h = (h + 1) & mask;
+    if (h == PROF_NONE) { /* the hash is half full: rehashed, then probed again */
+        if (!rehash(tr))
+            return PROF_NONE;
+        uint32_t mask = tr->slot_cap - 1;
+        for (h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
+            uint32_t n = tr->slots[h];
+            if (n == 0)
+                break;
+            const prof_node *x = &tr->nodes[n - 1];
+            if (x->parent == parent && x->sym == sym)
+                return n - 1;
+        }
     }
-    uint32_t n = prof_tree_new(tr, parent, sym, start);
+    uint32_t n = tr->count < tr->cap && tr->count < PROF_NONE - 1
+                     ? tree_append(tr, parent, sym, start)
+                     : prof_tree_new(tr, parent, sym, start);
     if (n != PROF_NONE) {
         tr->slots[h] = n + 1;
         tr->slot_used++;
@@ -261,9 +259,9 @@ static uint32_t sym_find(const wd_prof *p, wd_prof_kind kind, uint32_t idx, cons
     return PROF_NONE;
 }
 
-static bool is_call_kind(wd_prof_kind k)
+static inline bool is_call_kind(wd_prof_kind k)
 {
-    return k == WD_PROF_ENTRY || k == WD_PROF_DIRECT || k == WD_PROF_INDIRECT;
+    return (unsigned)k - WD_PROF_ENTRY <= WD_PROF_INDIRECT - WD_PROF_ENTRY;
 }
 
 /* Whether wd_sym_display would change s. */
@@ -438,7 +436,6 @@ void wd_prof_free(wd_prof *p)
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
     wd_free(p->ctx, p->funcs_all);
-    wd_free(p->ctx, p->name_rank);
     wd_free(p->ctx, p);
 }
 
@@ -590,7 +587,7 @@ static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint6
             return;
         }
         for (uint32_t i = 0; i < p->hot.count; i++) {
-            uint32_t h = slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
+            uint32_t h = prof_slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
             while (s[h] != 0)
                 h = (h + 1) & (cap - 1);
             s[h] = i + 1;
@@ -599,7 +596,7 @@ static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint6
         p->hot_slots = s;
         p->hot_slot_cap = cap;
     }
-    uint32_t mask = p->hot_slot_cap - 1, h = slot_hash(what, in) & mask;
+    uint32_t mask = p->hot_slot_cap - 1, h = prof_slot_hash(what, in) & mask;
     uint32_t run = p->runs.count - 1;
     for (;; h = (h + 1) & mask) {
         uint32_t n = p->hot_slots[h];
@@ -691,6 +688,11 @@ static bool run_begin(wd_prof *p, uint64_t T, int64_t ns)
     if (p->in_run)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
     prof_run r = {.level = p->level, .index = p->run_in_level++, .start = T, .last = T};
+    /* Room for the nodes of a typical profile at once: growing by doubling from 8 copies
+     * them a dozen times (pages not used are not touched). */
+    if (p->tree.cap == 0 && !wd_grow(p->ctx, (void **)&p->tree.nodes, &p->tree.cap,
+                                     sizeof *p->tree.nodes, FIRST_NODES))
+        return false;
     r.root = prof_tree_new(&p->tree, PROF_NONE, 0, T);
     if (r.root == PROF_NONE || !WD_VEC_PUSH(p->ctx, &p->runs, r))
         return false;
@@ -725,22 +727,68 @@ static inline bool ensure_run(wd_prof *p, uint64_t T, int64_t ns)
 
 static void prof_finish(wd_prof *p);
 
-void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
+/* The common call, what enter does when the tree is full with room for the node and the
+ * stack has room for the frame: the node is made as it is once entered. */
+static inline void append_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+{
+    prof_node *nodes = p->tree.nodes;
+    prof_frame *top = &p->stack[p->depth - 1];
+    uint32_t parent = top->node, n = p->tree.count++;
+    prof_node *par = &nodes[parent];
+    if (par->last_child == PROF_NONE)
+        par->first_child = n;
+    else
+        nodes[par->last_child].next_sibling = n;
+    par->last_child = n;
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
+                           .next_sibling = PROF_NONE, .last_child = PROF_NONE, .calls = 1,
+                           .t = T, .time = ns, .start = T};
+    top[1] = (prof_frame){n, sym, p->syms.data[sym].kind, 0};
+    p->depth++;
+}
+
+/* A call the fast path of wd_prof_call does not take. */
+static WD_NOINLINE void call_slow(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
 {
     if (p->rec != NULL)
         wd_trace_put_call(p->rec, ticks, ns, sym);
     p->fin = false;
-    if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
+    if (p->status != WD_OK || sym >= p->syms.count || !ensure_run(p, ticks, ns))
         return;
     p->calls++;
     p->last_was_ret = false;
-    if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
+    const prof_tree *tr = &p->tree;
+    if (!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
+        p->depth < p->stack_cap)
+        append_call(p, ticks, ns, sym);
+    else if (!enter(p, ticks, ns, sym))
         prof_nomem(p);
+}
+
+/* The common call (no trace, in a run, a full tree and a stack with room) is handled in a
+ * path short enough to need no saved registers; call_slow does the rest. */
+void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
+{
+    const prof_tree *tr = &p->tree;
+    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || sym >= p->syms.count ||
+                    !p->in_run || p->cct || tr->count >= p->cfg.full_limit ||
+                    tr->count >= tr->cap || p->depth >= p->stack_cap)) {
+        call_slow(p, ticks, ns, sym);
+        return;
+    }
+    p->fin = false;
+    p->last_ns = ns;
+    p->runs.data[p->runs.count - 1].last = ticks;
+    p->calls++;
+    p->last_was_ret = false;
+    append_call(p, ticks, ns, sym);
 }
 
 static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin);
 
-static void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
+static inline void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
 {
     if (!p->last_was_ret || T != p->trail_tick)
         p->trail_count = 0;
@@ -755,12 +803,13 @@ static void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
     p->trail[p->trail_count++] = sym;
 }
 
-void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
+/* A return the fast path of wd_prof_ret does not take. */
+static WD_NOINLINE void ret_slow(wd_prof *p, uint64_t ticks, int64_t ns)
 {
     if (p->rec != NULL)
         wd_trace_put_ret(p->rec, ticks, ns);
     p->fin = false;
-    if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
+    if (p->status != WD_OK || !p->in_run)
         return;
     p->runs.data[p->runs.count - 1].last = ticks;
     p->last_ns = ns;
@@ -788,6 +837,28 @@ void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
             wd_free(p->ctx, p->deferred.data[d].data);
         p->deferred.count = 0;
     }
+}
+
+/* The common return (no trace, in a run, a wasm call on top, room in the trail) is handled
+ * in a path short enough to need no saved registers; ret_slow does the rest. */
+void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
+{
+    uint32_t i = p->depth - 1;
+    uint32_t trail = p->last_was_ret && ticks == p->trail_tick ? p->trail_count : 0;
+    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || !p->in_run || p->depth < 2 ||
+                    !is_call_kind((wd_prof_kind)p->stack[i].kind) || trail >= p->trail_cap)) {
+        ret_slow(p, ticks, ns);
+        return;
+    }
+    p->fin = false;
+    p->runs.data[p->runs.count - 1].last = ticks;
+    p->last_ns = ns;
+    uint32_t sym = p->stack[i].sym;
+    (void)leave(p, ticks, ns);
+    p->trail_tick = ticks;
+    p->last_was_ret = true;
+    p->trail[trail] = sym;
+    p->trail_count = trail + 1;
 }
 
 /* Enters the node of a phase or section named `name` (kind WD_PROF_INTERNAL or _SECTION). */
@@ -1103,33 +1174,28 @@ static bool function_figures(wd_prof *p, const uint32_t *roots, uint32_t nroots,
     return true;
 }
 
-typedef struct name_key {
-    const char *name;
-    uint32_t sym;
-} name_key;
-
-static inline bool name_before(const name_key *x, const name_key *y)
-{
-    int c = strcmp(x->name, y->name);
-    return c != 0 ? c < 0 : x->sym < y->sym;
-}
-
-/* Functions in order: ticks (self or total), largest first, then name, then symbol. */
+/* Functions in order: ticks (self or total), largest first, then name, then symbol (ties
+ * of ticks are few: names are compared only for them). */
 typedef struct func_key {
     uint64_t ticks;
-    uint64_t tie; /* name rank, symbol */
-    uint32_t at;  /* its entry */
+    const char *name;
+    uint32_t sym;
+    uint32_t at; /* its entry */
 } func_key;
 
 static inline bool func_before(const func_key *x, const func_key *y)
 {
-    return x->ticks != y->ticks ? x->ticks > y->ticks : x->tie < y->tie;
+    if (x->ticks != y->ticks)
+        return x->ticks > y->ticks;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c < 0 : x->sym < y->sym;
 }
 
-/* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE; insertion sort
- * of short runs, then merges. Keys are distinct, so any sort gives the same order. */
+/* A stable merge sort of a[0..n) (tmp: n more), the order given by BEFORE: insertion sort
+ * of short runs, then merges from one array into the other; returns the one that holds the
+ * result (a or tmp). Keys are distinct, so any sort gives the same order. */
 #define DEFINE_SORT(NAME, T, BEFORE)                                                               \
-    static void NAME(T *a, T *tmp, size_t n)                                                       \
+    static T *NAME(T *a, T *tmp, size_t n)                                                         \
     {                                                                                              \
         enum { RUN = 8 };                                                                          \
         for (size_t lo = 0; lo < n; lo += RUN) {                                                   \
@@ -1142,66 +1208,41 @@ static inline bool func_before(const func_key *x, const func_key *y)
                 a[k] = x;                                                                          \
             }                                                                                      \
         }                                                                                          \
+        T *src = a, *dst = tmp;                                                                    \
         for (size_t width = RUN; width < n; width *= 2) {                                          \
             for (size_t lo = 0; lo < n; lo += 2 * width) {                                         \
                 size_t mid = n - lo < width ? n : lo + width;                                      \
                 size_t hi = n - mid < width ? n : mid + width, i = lo, j = mid, o = lo;            \
                 while (i < mid && j < hi)                                                          \
-                    tmp[o++] = BEFORE(&a[j], &a[i]) ? a[j++] : a[i++];                             \
+                    dst[o++] = BEFORE(&src[j], &src[i]) ? src[j++] : src[i++];                     \
                 while (i < mid)                                                                    \
-                    tmp[o++] = a[i++];                                                             \
+                    dst[o++] = src[i++];                                                           \
                 while (j < hi)                                                                     \
-                    tmp[o++] = a[j++];                                                             \
+                    dst[o++] = src[j++];                                                           \
             }                                                                                      \
-            memcpy(a, tmp, n * sizeof *a);                                                         \
+            T *t = src;                                                                            \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
         }                                                                                          \
+        return src;                                                                                \
     }
 
-DEFINE_SORT(sort_names, name_key, name_before)
 DEFINE_SORT(sort_keys, func_key, func_before)
-
-/* Per symbol, the place of its display name in name order (equal names, equal places):
- * sorting functions then compares numbers only. Owned; NULL on OOM. */
-static uint32_t *name_ranks(const wd_prof *p)
-{
-    uint32_t n = p->syms.count;
-    name_key *keys = wd_alloc(p->ctx, (2 * (size_t)n + 1) * sizeof *keys);
-    uint32_t *rank = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *rank);
-    if (keys == NULL || rank == NULL) {
-        wd_free(p->ctx, keys);
-        wd_free(p->ctx, rank);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        keys[i] = (name_key){p->syms.data[i].name, i};
-    sort_names(keys, keys + n, n);
-    uint32_t r = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (i > 0 && strcmp(keys[i].name, keys[i - 1].name) != 0)
-            r = i;
-        rank[keys[i].sym] = r;
-    }
-    wd_free(p->ctx, keys);
-    return rank;
-}
 
 static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t k, bool by_total)
 {
-    uint32_t *rank = p->fin ? p->name_rank : name_ranks(p);
     func_key *keys = wd_alloc(p->ctx, (2 * (size_t)k + 1) * sizeof *keys);
     wd_prof_func *sorted = wd_alloc(p->ctx, ((size_t)k + 1) * sizeof *sorted);
-    bool ok = rank != NULL && keys != NULL && sorted != NULL;
+    bool ok = keys != NULL && sorted != NULL;
     if (ok) {
         for (uint32_t i = 0; i < k; i++)
-            keys[i] = (func_key){by_total ? f[i].total : f[i].self,
-                                 (uint64_t)rank[f[i].sym] << 32 | f[i].sym, i};
-        sort_keys(keys, keys + k, k);
+            keys[i] = (func_key){by_total ? f[i].total : f[i].self, prof_name(p, f[i].sym),
+                                 f[i].sym, i};
+        const func_key *order = sort_keys(keys, keys + k, k);
         for (uint32_t i = 0; i < k; i++)
-            sorted[i] = f[keys[i].at];
+            sorted[i] = f[order[i].at];
         memcpy(f, sorted, (size_t)k * sizeof *f);
     }
-    if (!p->fin)
-        wd_free(p->ctx, rank);
     wd_free(p->ctx, keys);
     wd_free(p->ctx, sorted);
     return ok;
@@ -1265,7 +1306,6 @@ static void prof_finish(wd_prof *p)
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
     wd_free(p->ctx, p->funcs_all);
-    wd_free(p->ctx, p->name_rank);
     p->tot = NULL;
     p->tns = NULL;
     p->funcs_all = NULL;
@@ -1274,7 +1314,6 @@ static void prof_finish(wd_prof *p)
         p->runs.data[i].funcs = NULL;
         p->runs.data[i].func_count = 0;
     }
-    p->name_rank = name_ranks(p);
     size_t n = (size_t)tr->count + 1;
     uint64_t *tot = wd_alloc(p->ctx, n * sizeof *tot);
     uint64_t *tcalls = wd_alloc(p->ctx, n * sizeof *tcalls);
@@ -1283,7 +1322,7 @@ static void prof_finish(wd_prof *p)
     p->tns = tns;
     p->tot_count = tr->count;
     p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
-    bool ok = p->name_rank != NULL && tot != NULL && tns != NULL && tcalls != NULL &&
+    bool ok = tot != NULL && tns != NULL && tcalls != NULL &&
               p->funcs_all != NULL;
     /* node totals (prof_totals) and calls, in one pass (children come after parents) */
     for (uint32_t i = 0; ok && i < tr->count; i++) {

@@ -32,8 +32,35 @@ void prof_tree_fini(prof_tree *tr);
 WD_NODISCARD bool prof_tree_reserve(prof_tree *tr, uint32_t nodes);
 /* A new child of `parent` (PROF_NONE: a root) appended to its children; PROF_NONE on OOM. */
 uint32_t prof_tree_new(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start);
+static inline uint32_t prof_slot_hash(uint32_t parent, uint32_t sym)
+{
+    uint64_t k = ((uint64_t)parent << 32 | sym) * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(k >> 32);
+}
+
+/* prof_tree_child when the inline probe did not find the child: made, its hash slot h
+ * (PROF_NONE: the hash is half full, rehashed first). */
+uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start,
+                              uint32_t h);
+
 /* The child of `parent` with `sym`, created (with prof_tree_new) when missing. */
-uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start);
+static inline uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t sym,
+                                       uint64_t start)
+{
+    uint32_t h = PROF_NONE;
+    if (WD_LIKELY(tr->slot_used * 2 < tr->slot_cap)) {
+        uint32_t mask = tr->slot_cap - 1;
+        for (h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
+            uint32_t n = tr->slots[h];
+            if (n == 0)
+                break;
+            const prof_node *x = &tr->nodes[n - 1];
+            if (x->parent == parent && x->sym == sym)
+                return n - 1;
+        }
+    }
+    return prof_tree_child_slow(tr, parent, sym, start, h);
+}
 
 typedef struct prof_sym {
     uint8_t kind;
@@ -143,7 +170,6 @@ struct wd_prof {
      * group). `fin` is cleared by any event that changes the tree. */
     bool fin;
     wd_prof_func *funcs_all;
-    uint32_t *name_rank; /* per symbol: its display name's place in name order */
 };
 
 /* The fail-once helper: records WD_ERR_NOMEM. */

@@ -63,66 +63,79 @@ static size_t utf8_len(const unsigned char *s)
     return n;
 }
 
-/* s as XML character data: markup escaped; control characters and bytes that are not
- * UTF-8 (folded stacks read by `diff` are any text) become '?', so the file stays
- * well-formed whatever the names. */
+/* Bytes XML character data keeps as they are: printable ASCII but markup. */
+static const bool xml_plain[256] = {
+    [' '] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['('] = 1, [')'] = 1, ['*'] = 1,
+    ['+'] = 1, [','] = 1, ['-'] = 1, ['.'] = 1, ['/'] = 1, ['0'] = 1, ['1'] = 1, ['2'] = 1,
+    ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1, [':'] = 1,
+    [';'] = 1, ['='] = 1, ['?'] = 1, ['@'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1,
+    ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+    ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['['] = 1, ['\\'] = 1,
+    [']'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1, ['{'] = 1, ['|'] = 1,
+    ['}'] = 1, ['~'] = 1, [0x7F] = 1,
+};
+
+/* Escapes *sp as XML character data into o (room for 6 bytes per byte read), up to its end
+ * or once at least `max` bytes are read (a UTF-8 sequence is not split); *sp moves past
+ * what was read. Markup is escaped; control characters and bytes that are not UTF-8
+ * (folded stacks read by `diff` are any text) become '?', so the file stays well-formed
+ * whatever the names. Returns the bytes written. */
+static size_t xml_escape(char *o, const char **sp, size_t max)
+{
+    const unsigned char *s = (const unsigned char *)*sp, *stop = s + max;
+    char *b = o;
+    while (*s != 0 && s < stop) {
+        unsigned char c = *s;
+        if (WD_LIKELY(xml_plain[c])) {
+            *o++ = (char)c;
+            s++;
+            continue;
+        }
+        size_t n = c >= 0x80 ? utf8_len(s) : 0;
+        if (n != 0) {
+            memcpy(o, s, n);
+            o += n;
+            s += n;
+            continue;
+        }
+        const char *e = c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;"
+                      : c == '"' ? "&quot;" : c == '\'' ? "&apos;" : "?";
+        size_t en = strlen(e);
+        memcpy(o, e, en);
+        o += en;
+        s++;
+    }
+    *sp = (const char *)s;
+    return (size_t)(o - b);
+}
+
+/* s as XML character data (xml_escape). */
 static void xml_text(wbuf *w, const char *s)
 {
-    const char *run = s;
-    while (*s) {
-        unsigned char c = (unsigned char)*s;
-        const char *e;
-        if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)s);
-            if (n != 0) {
-                s += n;
-                continue;
-            }
-            e = "?";
-        } else {
-            switch (c) {
-            case '&':
-                e = "&amp;";
-                break;
-            case '<':
-                e = "&lt;";
-                break;
-            case '>':
-                e = "&gt;";
-                break;
-            case '"':
-                e = "&quot;";
-                break;
-            case '\'':
-                e = "&apos;";
-                break;
-            default:
-                if (c >= 0x20) {
-                    s++;
-                    continue;
-                }
-                e = "?";
-                break;
-            }
-        }
-        wb_bytes(w, run, (size_t)(s - run));
-        wb_str(w, e);
-        run = ++s;
+    while (*s != 0) {
+        char *o = wb_reserve(w, 6 * 1024 + 8);
+        wb_commit(w, o + xml_escape(o, &s, 1024));
     }
-    wb_bytes(w, run, (size_t)(s - run));
 }
 
 /* A non-negative number with two decimals. */
-static void wb_fix2(wbuf *w, double v)
+static inline char *wp_fix2(char *o, double v)
 {
     uint64_t c = (uint64_t)(v * 100.0 + 0.5);
-    wb_u64(w, c / 100);
-    char d[3] = {'.', (char)('0' + c / 10 % 10), (char)('0' + c % 10)};
-    wb_bytes(w, d, 3);
+    o = wp_u64(o, c / 100);
+    o[0] = '.';
+    o[1] = (char)('0' + c / 10 % 10);
+    o[2] = (char)('0' + c % 10);
+    return o + 3;
 }
 
-/* Writes at most `chars` characters of s (UTF-8 aware), with ".." when cut. */
-static void xml_label(wbuf *f, const char *s, double width)
+/* Writes at most `chars` characters of s (UTF-8 aware), with ".." when cut; esc: s as
+ * xml_text writes it, esc_size bytes. */
+static void xml_label(wbuf *f, const char *s, const char *esc, size_t esc_size, double width)
 {
     int chars = (int)((width - 4.0) / CHAR_W);
     if (chars < 3)
@@ -137,7 +150,7 @@ static void xml_label(wbuf *f, const char *s, double width)
         n++;
     }
     if ((int)count <= chars) {
-        xml_text(f, s);
+        wb_bytes(f, esc, esc_size);
         return;
     }
     char buf[1024];
@@ -303,8 +316,8 @@ typedef struct svg_style {
     const char *(*name)(void *ud, uint32_t node);
     /* Writes the frame's fill colour into fill; returns its class (NULL: none). */
     const char *(*paint)(void *ud, uint32_t node, char *fill, size_t size);
-    /* The frame's tooltip, XML-escaped: `brief` for its <title>, else the details line.
-     * `all`: the ticks of the whole graph. */
+    /* The frame's tooltip after its name (which the writer puts first), XML-escaped:
+     * `brief` for its <title>, else the details line. `all`: the ticks of the whole graph. */
     void (*info)(void *ud, wbuf *w, uint32_t node, uint64_t all, bool brief);
     void (*title)(void *ud, wbuf *w, uint64_t all); /* the heading, XML-escaped */
     /* Elements under the heading, `extra_h` pixels high (a legend); NULL: none. */
@@ -324,45 +337,77 @@ typedef struct svgctx {
     uint32_t max_depth_seen;
     int height;
     wbuf *f;
+    char *esc; /* the current frame's name, escaped (esc_cap bytes) */
+    size_t esc_cap;
     bool oom;
     bool measure; /* first pass: the depth only */
 } svgctx;
+
+/* The frame's name escaped into c->esc (xml_text's bytes); false on OOM. */
+static bool escape_name(svgctx *c, const char *name, size_t *size)
+{
+    size_t n = strlen(name);
+    if (n > SIZE_MAX / 8)
+        return false;
+    if (6 * n + 8 > c->esc_cap) {
+        size_t cap = 6 * n + 64;
+        char *e = wd_realloc(c->ctx, c->esc, cap);
+        if (e == NULL)
+            return false;
+        c->esc = e;
+        c->esc_cap = cap;
+    }
+    *size = xml_escape(c->esc, &name, n);
+    return true;
+}
 
 static void svg_frame(svgctx *c, uint32_t node, uint32_t depth, double x, double w)
 {
     const svg_style *st = c->st;
     const char *name = st->name(st->ud, node);
+    size_t en;
+    if (!escape_name(c, name, &en)) {
+        c->oom = true;
+        return;
+    }
     char fill[48];
     const char *cls = st->paint(st->ud, node, fill, sizeof fill);
     int top = c->height - FOOTER - (int)depth * FRAME_H;
     wbuf *f = c->f;
-    wb_str(f, "<g data-name=\"");
-    xml_text(f, name);
+    WB_LIT(f, "<g data-name=\"");
+    wb_bytes(f, c->esc, en);
     if (cls != NULL) {
-        wb_str(f, "\" class=\"");
+        WB_LIT(f, "\" class=\"");
         wb_str(f, cls);
     }
-    wb_str(f, "\" data-depth=\"");
-    wb_u64(f, depth);
-    wb_str(f, "\" data-info=\"");
+    char *o = wb_reserve(f, 64);
+    o = WP_LIT(o, "\" data-depth=\"");
+    o = wp_u32(o, depth);
+    o = WP_LIT(o, "\" data-info=\"");
+    wb_commit(f, o);
+    wb_bytes(f, c->esc, en);
     st->info(st->ud, f, node, c->all, false);
-    wb_str(f, "\"><title>");
+    WB_LIT(f, "\"><title>");
+    wb_bytes(f, c->esc, en);
     st->info(st->ud, f, node, c->all, true);
-    wb_str(f, "</title><rect x=\"");
-    wb_fix2(f, x);
-    wb_str(f, "\" y=\"");
-    wb_u64(f, (uint64_t)top);
-    wb_str(f, "\" width=\"");
-    wb_fix2(f, w);
-    wb_str(f, "\" height=\"15\" fill=\"");
-    wb_str(f, fill);
-    wb_str(f, "\" rx=\"2\" ry=\"2\"/><text x=\"");
-    wb_fix2(f, x + 3);
-    wb_str(f, "\" y=\"");
-    wb_u64(f, (uint64_t)(top + FRAME_H - 4));
-    wb_str(f, "\">");
-    xml_label(f, name, w);
-    wb_str(f, "</text></g>\n");
+    o = wb_reserve(f, 256 + sizeof fill);
+    o = WP_LIT(o, "</title><rect x=\"");
+    o = wp_fix2(o, x);
+    o = WP_LIT(o, "\" y=\"");
+    o = wp_u64(o, (uint64_t)top);
+    o = WP_LIT(o, "\" width=\"");
+    o = wp_fix2(o, w);
+    o = WP_LIT(o, "\" height=\"15\" fill=\"");
+    size_t fn = strlen(fill);
+    memcpy(o, fill, fn);
+    o = WP_LIT(o + fn, "\" rx=\"2\" ry=\"2\"/><text x=\"");
+    o = wp_fix2(o, x + 3);
+    o = WP_LIT(o, "\" y=\"");
+    o = wp_u64(o, (uint64_t)(top + FRAME_H - 4));
+    o = WP_LIT(o, "\">");
+    wb_commit(f, o);
+    xml_label(f, name, c->esc, en, w);
+    WB_LIT(f, "</text></g>\n");
 }
 
 static bool svg_visit(svgctx *c, uint32_t node, uint32_t depth)
@@ -485,6 +530,7 @@ static wd_status svg_write(wd_ctx *ctx, FILE *f, const prof_tree *tr, const uint
     bool failed = wb->failed;
     wd_free(ctx, wb);
     wd_free(ctx, c.x);
+    wd_free(ctx, c.esc);
     if (c.oom)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     if (failed || ferror(f))
@@ -560,20 +606,21 @@ static void prof_info(void *ud, wbuf *f, uint32_t node, uint64_t all, bool brief
 {
     const prof_style *s = ud;
     const prof_node *y = &s->tr->nodes[node];
-    xml_text(f, prof_sym_of(s, node)->name);
-    wb_str(f, " (");
-    wb_u64(f, s->tot[node]);
-    wb_str(f, " ticks, ");
-    wb_fix2(f, 100.0 * (double)s->tot[node] / (double)all);
-    wb_str(f, "%");
+    char *o = wb_reserve(f, 128);
+    o = WP_LIT(o, " (");
+    o = wp_u64(o, s->tot[node]);
+    o = WP_LIT(o, " ticks, ");
+    o = wp_fix2(o, 100.0 * (double)s->tot[node] / (double)all);
+    *o++ = '%';
     if (!brief) {
-        wb_str(f, ", ");
-        wb_u64(f, y->t);
-        wb_str(f, " self, ");
-        wb_u64(f, y->calls);
-        wb_str(f, " calls");
+        o = WP_LIT(o, ", ");
+        o = wp_u64(o, y->t);
+        o = WP_LIT(o, " self, ");
+        o = wp_u64(o, y->calls);
+        o = WP_LIT(o, " calls");
     }
-    wb_str(f, ")");
+    *o++ = ')';
+    wb_commit(f, o);
 }
 
 static void prof_title(void *ud, wbuf *w, uint64_t all)
@@ -880,7 +927,6 @@ static void diff_info(void *ud, wbuf *w, uint32_t node, uint64_t all, bool brief
     (void)all;
     (void)brief;
     const wd_svg_diff *d = ud;
-    xml_text(w, diff_name(ud, node));
     const diff_vals *v = &d->vals[node];
     if (d->tot[WD_SVG_OLD][node] == 0) {
         wb_str(w, ": new, ");

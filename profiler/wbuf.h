@@ -70,8 +70,10 @@ static inline void wb_commit(wbuf *w, char *end)
 
 #define WP_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
-/* "0000" "0001" ... "9999": four digits per entry (output.c). */
+/* "0000" "0001" ... "9999": four digits per entry, and the number of digits of each entry
+ * without leading zeros (output.c). */
 extern const char wd_prof_digits4[40000];
+extern const uint8_t wd_prof_len4[10000];
 
 /* Numbers are written four digits at a time, straight where they belong: wp_ functions
  * write at p and return the end, and may write up to 3 bytes past it (scratch bytes that
@@ -80,7 +82,7 @@ extern const char wd_prof_digits4[40000];
 /* v < 10000, without leading zeros. */
 static inline char *wp_head(char *p, uint32_t v)
 {
-    unsigned k = 1u + (v >= 10) + (v >= 100) + (v >= 1000);
+    unsigned k = wd_prof_len4[v];
     memcpy(p, wd_prof_digits4 + 4 * v + 4 - k, 4);
     return p + k;
 }
@@ -105,14 +107,15 @@ static inline char *wp_u32(char *p, uint32_t v)
     return wp_four(wp_four(wp_head(p, hi), mid), rest - mid * 10000);
 }
 
+/* Above UINT32_MAX (output.c). */
+char *wd_prof_put_u64_big(char *p, uint64_t v);
+
 /* At most 20 digits (and 3 scratch bytes). */
 static inline char *wp_u64(char *p, uint64_t v)
 {
     if (WD_LIKELY(v <= UINT32_MAX))
         return wp_u32(p, (uint32_t)v);
-    uint64_t hi = v / 100000000;
-    uint32_t lo = (uint32_t)(v - hi * 100000000), mid = lo / 10000;
-    return wp_four(wp_four(wp_u64(p, hi), mid), lo - mid * 10000);
+    return wd_prof_put_u64_big(p, v);
 }
 
 static inline char *wp_i64(char *p, int64_t v)
