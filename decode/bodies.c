@@ -14,13 +14,14 @@
  * are not thread-safe: their modules are translated on the calling thread. */
 #include "decode/validate_priv.h"
 
-#include <pthread.h>
+#include "base/thread.h"
+
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
 enum { BATCH = 8, MAX_THREADS = 4 };
-#define PARALLEL_MIN_BYTES ((uint64_t)256 * 1024)
+#define PARALLEL_MIN_BYTES ((uint64_t)64 * 1024)
 
 typedef struct pool {
     wd_module *m;
@@ -88,7 +89,7 @@ static void run_workers(worker *w, uint32_t n)
     pthread_t th[MAX_THREADS];
     bool started[MAX_THREADS] = {false};
     for (uint32_t k = 1; k < n; k++) /* a thread that cannot start leaves its share to others */
-        started[k] = pthread_create(&th[k], NULL, work, &w[k]) == 0;
+        started[k] = wd_thread_start(&th[k], work, &w[k]);
     work(&w[0]);
     for (uint32_t k = 1; k < n; k++)
         if (started[k])

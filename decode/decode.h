@@ -12,7 +12,7 @@ typedef struct wd_decode_opts {
     bool no_fuse;          /* keep one internal instruction per WebAssembly instruction
                               (no peephole fusion; code.h): finer single steps, same ticks */
     uint32_t threads;      /* threads translating the bodies: 0 as many as the CPUs (up to 4)
-                              for a code section of 256 KiB or more, else 1; N >= 1: N */
+                              for a code section of 64 KiB or more, else 1; N >= 1: N */
 } wd_decode_opts;
 
 /* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs) and

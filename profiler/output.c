@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/thread.h"
 #include "profiler/prof_priv.h"
 #include "profiler/wbuf.h"
 
@@ -1335,7 +1336,7 @@ typedef struct tl_job {
     wd_ctx own;
 } tl_job;
 
-static void tl_job_run(void *arg)
+static void *tl_job_run(void *arg)
 {
     tl_job *j = arg;
     out_file *co = &j->files[WD_PROF_FILE_TRACE], *so = &j->files[WD_PROF_FILE_SPEEDSCOPE];
@@ -1349,22 +1350,23 @@ static void tl_job_run(void *arg)
         else
             outs[k]->st = wd_fail(&outs[k]->err, WD_ERR_NOMEM, 0, "out of memory");
     }
+    return NULL;
 }
 
-/* Runs the job on the profile's worker thread; false when there is none (not run). */
-static bool tl_job_start(tl_job *j)
+/* Runs the job on a thread of its own; false when there is none (the job was not run). */
+static bool tl_job_start(tl_job *j, pthread_t *th)
 {
     wd_ctx_init(&j->own);
     j->ctx = &j->own;
-    if (prof_worker_post(j->p->worker, tl_job_run, j))
+    if (wd_thread_start(th, tl_job_run, j))
         return true;
     j->ctx = j->p->ctx;
     return false;
 }
 
-static void tl_job_join(tl_job *j)
+static void tl_job_join(tl_job *j, pthread_t th)
 {
-    prof_worker_wait(j->p->worker);
+    pthread_join(th, NULL);
     WD_ASSERT(j->own.live == 0); /* the job frees what it allocates */
     (void)j;
 }
@@ -1410,16 +1412,20 @@ static wd_status close_files(out_file *outs, wd_error *err)
     return st;
 }
 
-/* The event files are written on the profile's worker thread while this one writes the
- * folded stacks, the flamegraph and the JSON profile (when the profile is over: p->fin;
- * when it is big enough; and when it has a worker: else one after the other). */
+/* Below this many nodes, a thread costs more than it saves (making it, its memory). */
+#define THREAD_NODES 2048u
+
+/* The event files are written on a thread of their own while this one writes the folded
+ * stacks, the flamegraph and the JSON profile (when the profile is over: p->fin; when it is
+ * big enough; and when a thread can be made: else one after the other). */
 wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
 {
     out_file outs[WD_PROF_FILE_COUNT];
     char paths[WD_PROF_FILE_COUNT][4096];
     WD_TRY(open_files(o, outs, paths, err));
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
-    bool threaded = p->fin && p->tree.count >= PROF_WORKER_NODES && tl_job_start(&job);
+    pthread_t th;
+    bool threaded = p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
     out_file *x = &outs[WD_PROF_FILE_FOLDED];
     x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
@@ -1427,7 +1433,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
     if (threaded)
-        tl_job_join(&job);
+        tl_job_join(&job, th);
     else
         tl_job_run(&job);
     return close_files(outs, err);

@@ -418,7 +418,6 @@ void wd_prof_free(wd_prof *p)
 {
     if (p == NULL)
         return;
-    prof_worker_free(p->worker);
     for (uint32_t i = 0; i < p->syms.count; i++)
         free_sym(p->ctx, &p->syms.data[i]);
     WD_VEC_FREE(p->ctx, &p->syms);
@@ -649,18 +648,8 @@ static bool copy_syms(wd_prof *p, uint32_t **out, uint32_t *count, const uint32_
 }
 
 /* Closes the current run at tick T: what is still open ends there. */
-/* The worker thread, once the profile is big enough (PROF_WORKER_NODES). */
-static void start_worker(wd_prof *p)
-{
-    if (p->worker_tried || p->tree.count < PROF_WORKER_NODES)
-        return;
-    p->worker_tried = true;
-    p->worker = prof_worker_new(p->ctx);
-}
-
 static void run_end(wd_prof *p, uint64_t T, bool stop)
 {
-    start_worker(p);
     prof_run *r = &p->runs.data[p->runs.count - 1];
     if (p->depth > 1) {
         uint32_t n = p->depth - 1;
@@ -696,7 +685,6 @@ static void run_end(wd_prof *p, uint64_t T, bool stop)
 
 static bool run_begin(wd_prof *p, uint64_t T, int64_t ns)
 {
-    start_worker(p);
     if (p->in_run)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
     prof_run r = {.level = p->level, .index = p->run_in_level++, .start = T, .last = T};

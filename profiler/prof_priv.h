@@ -3,7 +3,6 @@
 #define WD_PROFILER_PROF_PRIV_H
 
 #include "profiler/prof.h"
-#include "profiler/worker.h"
 
 #define PROF_NONE UINT32_MAX
 
@@ -120,15 +119,8 @@ typedef struct prof_deferred {
 
 struct wd_trace_writer;
 
-/* A profile of this many nodes gets a worker thread (worker.h) for writing its files: below,
- * the thread costs more than it saves. It is made when a kernel run starts or ends with
- * the profile that big, so that it waits asleep by the time the files are written. */
-#define PROF_WORKER_NODES 2048u
-
 struct wd_prof {
     wd_ctx *ctx;
-    prof_worker *worker; /* or NULL */
-    bool worker_tried;
     wd_prof_config cfg;
     wd_status status;
     wd_error err;
