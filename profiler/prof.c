@@ -155,15 +155,9 @@ uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint
     if (h == PROF_NONE) { /* the hash is half full: rehashed, then probed again */
         if (!rehash(tr))
             return PROF_NONE;
-        uint32_t mask = tr->slot_cap - 1;
-        for (h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
-            uint32_t n = tr->slots[h];
-            if (n == 0)
-                break;
-            const prof_node *x = &tr->nodes[n - 1];
-            if (x->parent == parent && x->sym == sym)
-                return n - 1;
-        }
+        uint32_t found = prof_tree_probe(tr, parent, sym, &h);
+        if (found != PROF_NONE)
+            return found;
     }
     uint32_t n = tr->count < tr->cap && tr->count < PROF_NONE - 1
                      ? tree_append(tr, parent, sym, start)

@@ -38,6 +38,24 @@ static inline uint32_t prof_slot_hash(uint32_t parent, uint32_t sym)
     return (uint32_t)(k >> 32);
 }
 
+/* The child of `parent` with `sym` in the hash (not full): its index, or PROF_NONE with
+ * *slot the empty slot where it goes. */
+static inline uint32_t prof_tree_probe(const prof_tree *tr, uint32_t parent, uint32_t sym,
+                                       uint32_t *slot)
+{
+    uint32_t mask = tr->slot_cap - 1;
+    for (uint32_t h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
+        uint32_t n = tr->slots[h];
+        if (n == 0) {
+            *slot = h;
+            return PROF_NONE;
+        }
+        const prof_node *x = &tr->nodes[n - 1];
+        if (x->parent == parent && x->sym == sym)
+            return n - 1;
+    }
+}
+
 /* prof_tree_child when the inline probe did not find the child: made, its hash slot h
  * (PROF_NONE: the hash is half full, rehashed first). */
 uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint64_t start,
@@ -49,15 +67,9 @@ static inline uint32_t prof_tree_child(prof_tree *tr, uint32_t parent, uint32_t 
 {
     uint32_t h = PROF_NONE;
     if (WD_LIKELY(tr->slot_used * 2 < tr->slot_cap)) {
-        uint32_t mask = tr->slot_cap - 1;
-        for (h = prof_slot_hash(parent, sym) & mask;; h = (h + 1) & mask) {
-            uint32_t n = tr->slots[h];
-            if (n == 0)
-                break;
-            const prof_node *x = &tr->nodes[n - 1];
-            if (x->parent == parent && x->sym == sym)
-                return n - 1;
-        }
+        uint32_t n = prof_tree_probe(tr, parent, sym, &h);
+        if (n != PROF_NONE)
+            return n;
     }
     return prof_tree_child_slow(tr, parent, sym, start, h);
 }
