@@ -12,9 +12,8 @@
  * above the lowest failure known, so every function below the reported one was
  * translated, and succeeded. Contexts that count or fail allocations on purpose (tests)
  * are not thread-safe: their modules are translated on the calling thread. */
-#include "decode/validate_priv.h"
-
 #include "base/thread.h"
+#include "decode/validate_priv.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -49,6 +48,7 @@ static void lower_to(atomic_size_t *v, size_t x)
         ;
 }
 
+/* Translates batches of functions until none is left or one below them failed. */
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -86,14 +86,14 @@ static uint32_t thread_count(uint64_t bytes, wd_ctx *ctx, const wd_decode_opts *
 /* Translates on `n` threads (this one included), each worker's translator made. */
 static void run_workers(worker *w, uint32_t n)
 {
-    pthread_t th[MAX_THREADS];
+    wd_thread th[MAX_THREADS];
     bool started[MAX_THREADS] = {false};
     for (uint32_t k = 1; k < n; k++) /* a thread that cannot start leaves its share to others */
         started[k] = wd_thread_start(&th[k], work, &w[k]);
     work(&w[0]);
     for (uint32_t k = 1; k < n; k++)
         if (started[k])
-            pthread_join(th[k], NULL);
+            wd_thread_join(&th[k]);
 }
 
 wd_status wd_translate_bodies(wd_module *m, wd_ctx *ctx, const uint8_t *bytes, size_t size,

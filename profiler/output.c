@@ -1354,7 +1354,7 @@ static void *tl_job_run(void *arg)
 }
 
 /* Runs the job on a thread of its own; false when there is none (the job was not run). */
-static bool tl_job_start(tl_job *j, pthread_t *th)
+static bool tl_job_start(tl_job *j, wd_thread *th)
 {
     wd_ctx_init(&j->own);
     j->ctx = &j->own;
@@ -1364,9 +1364,9 @@ static bool tl_job_start(tl_job *j, pthread_t *th)
     return false;
 }
 
-static void tl_job_join(tl_job *j, pthread_t th)
+static void tl_job_join(tl_job *j, wd_thread *th)
 {
-    pthread_join(th, NULL);
+    wd_thread_join(th);
     WD_ASSERT(j->own.live == 0); /* the job frees what it allocates */
     (void)j;
 }
@@ -1424,7 +1424,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
     char paths[WD_PROF_FILE_COUNT][4096];
     WD_TRY(open_files(o, outs, paths, err));
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
-    pthread_t th;
+    wd_thread th;
     bool threaded = p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
     out_file *x = &outs[WD_PROF_FILE_FOLDED];
     x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
@@ -1433,7 +1433,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
     if (threaded)
-        tl_job_join(&job, th);
+        tl_job_join(&job, &th);
     else
         tl_job_run(&job);
     return close_files(outs, err);
