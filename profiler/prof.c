@@ -159,9 +159,7 @@ uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint
         if (found != PROF_NONE)
             return found;
     }
-    uint32_t n = tr->count < tr->cap && tr->count < PROF_NONE - 1
-                     ? tree_append(tr, parent, sym, start)
-                     : prof_tree_new(tr, parent, sym, start);
+    uint32_t n = prof_tree_new(tr, parent, sym, start);
     if (n != PROF_NONE) {
         tr->slots[h] = n + 1;
         tr->slot_used++;
@@ -515,7 +513,7 @@ static WD_NOINLINE uint32_t node_for_call(wd_prof *p, uint32_t sym, uint64_t T)
 
 /* Enters `sym` under the current node at T; false on OOM. A full tree with room appends
  * the node here (the common case: one per call). */
-static inline bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+WD_INLINE bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
 {
     prof_tree *tr = &p->tree;
     uint32_t parent = p->stack[p->depth - 1].node, n;
@@ -721,66 +719,29 @@ static inline bool ensure_run(wd_prof *p, uint64_t T, int64_t ns)
 
 static void prof_finish(wd_prof *p);
 
-/* The common call, what enter does when the tree is full with room for the node and the
- * stack has room for the frame: the node is made as it is once entered. */
-static inline void append_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
 {
-    prof_node *nodes = p->tree.nodes;
-    prof_frame *top = &p->stack[p->depth - 1];
-    uint32_t parent = top->node, n = p->tree.count++;
-    prof_node *par = &nodes[parent];
-    if (par->last_child == PROF_NONE)
-        par->first_child = n;
-    else
-        nodes[par->last_child].next_sibling = n;
-    par->last_child = n;
-    par->t = T - par->t;
-    par->time = ns - par->time;
-    nodes[n] = (prof_node){.sym = sym, .parent = parent, .first_child = PROF_NONE,
-                           .next_sibling = PROF_NONE, .last_child = PROF_NONE, .calls = 1,
-                           .t = T, .time = ns, .start = T};
-    top[1] = (prof_frame){n, sym, p->syms.data[sym].kind, 0};
-    p->depth++;
-}
-
-/* A call the fast path of wd_prof_call does not take. */
-static WD_NOINLINE void call_slow(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
-{
-    if (p->rec != NULL)
+    if (WD_UNLIKELY(p->rec != NULL))
         wd_trace_put_call(p->rec, ticks, ns, sym);
     p->fin = false;
-    if (p->status != WD_OK || sym >= p->syms.count || !ensure_run(p, ticks, ns))
+    if (WD_UNLIKELY(p->status != WD_OK || sym >= p->syms.count) || !ensure_run(p, ticks, ns))
         return;
     p->calls++;
     p->last_was_ret = false;
-    const prof_tree *tr = &p->tree;
-    if (!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
-        p->depth < p->stack_cap)
-        append_call(p, ticks, ns, sym);
-    else if (!enter(p, ticks, ns, sym))
+    if (WD_UNLIKELY(!enter(p, ticks, ns, sym)))
         prof_nomem(p);
 }
 
-/* The common call (no trace, in a run, a full tree and a stack with room) is handled in a
- * path short enough to need no saved registers; call_slow does the rest. */
-void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym)
-{
-    const prof_tree *tr = &p->tree;
-    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || sym >= p->syms.count ||
-                    !p->in_run || p->cct || tr->count >= p->cfg.full_limit ||
-                    tr->count >= tr->cap || p->depth >= p->stack_cap)) {
-        call_slow(p, ticks, ns, sym);
-        return;
-    }
-    p->fin = false;
-    p->last_ns = ns;
-    p->runs.data[p->runs.count - 1].last = ticks;
-    p->calls++;
-    p->last_was_ret = false;
-    append_call(p, ticks, ns, sym);
-}
-
 static void apply_section(wd_prof *p, uint64_t T, int64_t ns, const char *data, bool begin);
+
+static WD_NOINLINE bool grow_trail(wd_prof *p)
+{
+    if (wd_grow(p->ctx, (void **)&p->trail, &p->trail_cap, sizeof *p->trail,
+                (uint64_t)p->trail_count + 1))
+        return true;
+    prof_nomem(p);
+    return false;
+}
 
 static inline void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
 {
@@ -788,22 +749,17 @@ static inline void trail_add(wd_prof *p, uint64_t T, uint32_t sym)
         p->trail_count = 0;
     p->trail_tick = T;
     p->last_was_ret = true;
-    if (p->trail_count == p->trail_cap &&
-        !wd_grow(p->ctx, (void **)&p->trail, &p->trail_cap, sizeof *p->trail,
-                 (uint64_t)p->trail_count + 1)) {
-        prof_nomem(p);
+    if (WD_UNLIKELY(p->trail_count == p->trail_cap) && !grow_trail(p))
         return;
-    }
     p->trail[p->trail_count++] = sym;
 }
 
-/* A return the fast path of wd_prof_ret does not take. */
-static WD_NOINLINE void ret_slow(wd_prof *p, uint64_t ticks, int64_t ns)
+void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
 {
-    if (p->rec != NULL)
+    if (WD_UNLIKELY(p->rec != NULL))
         wd_trace_put_ret(p->rec, ticks, ns);
     p->fin = false;
-    if (p->status != WD_OK || !p->in_run)
+    if (WD_UNLIKELY(p->status != WD_OK) || !p->in_run)
         return;
     p->runs.data[p->runs.count - 1].last = ticks;
     p->last_ns = ns;
@@ -831,28 +787,6 @@ static WD_NOINLINE void ret_slow(wd_prof *p, uint64_t ticks, int64_t ns)
             wd_free(p->ctx, p->deferred.data[d].data);
         p->deferred.count = 0;
     }
-}
-
-/* The common return (no trace, in a run, a wasm call on top, room in the trail) is handled
- * in a path short enough to need no saved registers; ret_slow does the rest. */
-void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
-{
-    uint32_t i = p->depth - 1;
-    uint32_t trail = p->last_was_ret && ticks == p->trail_tick ? p->trail_count : 0;
-    if (WD_UNLIKELY(p->rec != NULL || p->status != WD_OK || !p->in_run || p->depth < 2 ||
-                    !is_call_kind((wd_prof_kind)p->stack[i].kind) || trail >= p->trail_cap)) {
-        ret_slow(p, ticks, ns);
-        return;
-    }
-    p->fin = false;
-    p->runs.data[p->runs.count - 1].last = ticks;
-    p->last_ns = ns;
-    uint32_t sym = p->stack[i].sym;
-    (void)leave(p, ticks, ns);
-    p->trail_tick = ticks;
-    p->last_was_ret = true;
-    p->trail[trail] = sym;
-    p->trail_count = trail + 1;
 }
 
 /* Enters the node of a phase or section named `name` (kind WD_PROF_INTERNAL or _SECTION). */
