@@ -94,25 +94,6 @@ static WD_NOINLINE uint32_t host_symbol(wd_profhook *h, const wd_func *f)
     return sym;
 }
 
-/* wd_module_func_name's name for a function the name section does not name, func[IDX],
- * without printf (every function called gets one). buf: at least 16 bytes. */
-static const char *fallback_name(uint32_t idx, char *buf)
-{
-    char digits[10];
-    int n = 0;
-    do {
-        digits[n++] = (char)('0' + idx % 10);
-        idx /= 10;
-    } while (idx != 0);
-    memcpy(buf, "func[", 5);
-    char *o = buf + 5;
-    while (n > 0)
-        *o++ = digits[--n];
-    o[0] = ']';
-    o[1] = '\0';
-    return buf;
-}
-
 /* The symbol of a call of f the cache could not give: an entry kept from an earlier module
  * is checked (same name, same source), else the symbol is looked up. */
 static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int slot)
@@ -133,8 +114,7 @@ static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int sl
     }
     char buf[48];
     const char *name = how == HOW_KERNEL_RUN ? "kernel_run"
-                       : how == HOW_NAMED    ? m->names.funcs[f->idx]
-                                             : fallback_name(f->idx, buf);
+                                             : wd_module_func_name(m, f->idx, buf, sizeof buf);
     uint32_t sym = wd_prof_symbol(h->prof, kinds[slot], f->idx, name, strlen(name));
     if (e != NULL && sym != UINT32_MAX)
         *e = (wd_profhook_sym){sym, h->gen, how};

@@ -1,7 +1,6 @@
 /* module.c: queries on a decoded module. */
 #include "decode/module.h"
 
-#include <stdio.h>
 #include <string.h>
 
 const char *wd_valtype_name(uint8_t t)
@@ -56,7 +55,21 @@ const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, siz
 {
     if (m->names.funcs != NULL && idx < m->func_count && m->names.funcs[idx] != NULL)
         return m->names.funcs[idx];
-    if (size > 0)
-        snprintf(buf, size, "func[%u]", (unsigned)idx);
+    /* without printf: every function a profile sees unnamed comes here */
+    char text[16] = "func["; /* at most "func[4294967295]" */
+    char digits[10];
+    size_t n = 0, len = 5;
+    do {
+        digits[n++] = (char)('0' + idx % 10);
+        idx /= 10;
+    } while (idx != 0);
+    while (n > 0)
+        text[len++] = digits[--n];
+    text[len++] = ']';
+    if (size > 0) { /* cut to size, as snprintf would */
+        size_t k = len < size ? len : size - 1;
+        memcpy(buf, text, k);
+        buf[k] = '\0';
+    }
     return buf;
 }

@@ -232,6 +232,10 @@ static void check_full_exports_names(const wd_module *m)
     CHECK(strcmp(wd_module_func_name(m, 2, buf, sizeof buf), "add") == 0);
     CHECK(strcmp(wd_module_func_name(m, 0, buf, sizeof buf), "imp") == 0);
     CHECK(strcmp(wd_module_func_name(m, 99, buf, sizeof buf), "func[99]") == 0);
+    CHECK(strcmp(wd_module_func_name(m, UINT32_MAX, buf, sizeof buf), "func[4294967295]") == 0);
+    CHECK(strcmp(wd_module_func_name(m, 12345, buf, 8), "func[12") == 0); /* cut as snprintf */
+    buf[0] = 'x';
+    CHECK(wd_module_func_name(m, 12345, buf, 0) == buf && buf[0] == 'x');
     CHECK(m->names.locals[2] != NULL && m->names.local_counts[2] == 5);
     CHECK(strcmp(m->names.locals[2][0], "a") == 0 && strcmp(m->names.locals[2][3], "y") == 0);
     CHECK(m->names.locals[2][4] == NULL && m->names.locals[1] == NULL);
