@@ -125,28 +125,25 @@ static wd_status read_checked(wd_reader *r, unsigned bits, bool is_signed, uint6
     return WD_OK;
 }
 
+/* A LEB128 of any length: checked byte by byte near the end, else unchecked. */
+static wd_status read_long(wd_reader *r, unsigned bits, bool is_signed, uint64_t *out)
+{
+    if (r->end - r->pos < (bits + 6) / 7)
+        return read_checked(r, bits, is_signed, out);
+    if (bits == 32)
+        return read32_unchecked(r, is_signed, out);
+    return read_unchecked(r, bits, is_signed, out);
+}
+
 wd_status wd_read_uleb_long(wd_reader *r, unsigned bits, uint64_t *out)
 {
-    uint64_t v = 0;
-    if (r->end - r->pos < (bits + 6) / 7)
-        WD_TRY(read_checked(r, bits, false, &v));
-    else if (bits == 32)
-        WD_TRY(read32_unchecked(r, false, &v));
-    else
-        WD_TRY(read_unchecked(r, bits, false, &v));
-    *out = v;
-    return WD_OK;
+    return read_long(r, bits, false, out);
 }
 
 wd_status wd_read_sleb_long(wd_reader *r, unsigned bits, int64_t *out)
 {
     uint64_t v = 0;
-    if (r->end - r->pos < (bits + 6) / 7)
-        WD_TRY(read_checked(r, bits, true, &v));
-    else if (bits == 32)
-        WD_TRY(read32_unchecked(r, true, &v));
-    else
-        WD_TRY(read_unchecked(r, bits, true, &v));
+    WD_TRY(read_long(r, bits, true, &v));
     *out = (int64_t)v;
     return WD_OK;
 }
