@@ -320,48 +320,58 @@ WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud
 
 /* ---- runs merged into one calling-context tree (collapsed stacks, the SVG) ---- */
 
+/* A merge of one run's subtree into `out`: the out node of each depth of the walk. */
+typedef struct merger {
+    const wd_prof *p;
+    const uint32_t *key; /* symbol -> merge key, or NULL: the symbol */
+    prof_tree *out;
+    uint32_t *map, map_cap; /* out node per depth; map[0] the node merged under */
+    uint32_t limit;         /* nodes deeper fold into their ancestor at this depth */
+    bool ok;
+} merger;
+
+static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
+{
+    merger *m = ud;
+    if (WD_UNLIKELY(!m->ok))
+        return false;
+    if (WD_UNLIKELY(depth >= m->map_cap) &&
+        !wd_grow(m->p->ctx, (void **)&m->map, &m->map_cap, sizeof *m->map, (uint64_t)depth + 1)) {
+        m->ok = false;
+        return false;
+    }
+    const prof_node *y = &m->p->tree.nodes[node];
+    prof_tree *out = m->out;
+    uint32_t n;
+    if (WD_LIKELY(depth <= m->limit)) {
+        n = prof_tree_child(out, m->map[depth - 1], m->key ? m->key[y->sym] : y->sym, y->start);
+        if (WD_UNLIKELY(n == PROF_NONE)) {
+            m->ok = false;
+            return false;
+        }
+        out->nodes[n].calls += y->calls;
+    } else {
+        n = m->map[m->limit];
+    }
+    m->map[depth] = n;
+    out->nodes[n].t += y->t;
+    out->nodes[n].time += y->time;
+    return true;
+}
+
 /* Merges the subtree of `from` (in p's tree) under `to` in `out`. Nodes deeper than
  * max_depth (0: no limit) fold into their ancestor at max_depth. */
 static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
                           uint32_t to, uint32_t max_depth)
 {
-    const prof_node *nodes = p->tree.nodes;
-    uint32_t *map = NULL, map_cap = 0; /* out node per depth */
-    uint32_t limit = max_depth != 0 ? max_depth : UINT32_MAX;
-    if (!wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, 64))
+    merger m = {.p = p, .key = key, .out = out, .ok = true,
+                .limit = max_depth != 0 ? max_depth : UINT32_MAX};
+    if (!wd_grow(p->ctx, (void **)&m.map, &m.map_cap, sizeof *m.map, 64))
         return false;
-    map[0] = to;
-    uint32_t x = nodes[from].first_child, depth = 1;
-    while (x != PROF_NONE) {
-        const prof_node *y = &nodes[x];
-        if (WD_UNLIKELY(depth >= map_cap) &&
-            !wd_grow(p->ctx, (void **)&map, &map_cap, sizeof *map, (uint64_t)depth + 1))
-            break;
-        uint32_t n;
-        if (WD_LIKELY(depth <= limit)) {
-            n = prof_tree_child(out, map[depth - 1], key ? key[y->sym] : y->sym, y->start);
-            if (WD_UNLIKELY(n == PROF_NONE))
-                break;
-            out->nodes[n].calls += y->calls;
-        } else {
-            n = map[limit];
-        }
-        map[depth] = n;
-        out->nodes[n].t += y->t;
-        out->nodes[n].time += y->time;
-        if (y->first_child != PROF_NONE) {
-            x = y->first_child;
-            depth++;
-            continue;
-        }
-        while (x != from && nodes[x].next_sibling == PROF_NONE) {
-            x = nodes[x].parent;
-            depth--;
-        }
-        x = x == from ? PROF_NONE : nodes[x].next_sibling;
-    }
-    wd_free(p->ctx, map);
-    return x == PROF_NONE;
+    m.map[0] = to;
+    walk(&p->tree, from, merge_visit, &m);
+    wd_free(p->ctx, m.map);
+    return m.ok;
 }
 
 bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
