@@ -1755,13 +1755,18 @@ static WD_NOINLINE wd_status misaligned(xlate *x)
     return invalid(x, "alignment must not be larger than natural");
 }
 
+/* A load's or store's memory argument: a memory to access, an alignment it allows. */
+WD_INLINE wd_status check_memarg(xlate *x, const wd_opinfo *info, uint32_t align)
+{
+    WD_TRY(need_memory(x));
+    return WD_UNLIKELY(align > info->t2) ? misaligned(x) : WD_OK;
+}
+
 WD_INLINE wd_status do_load(xlate *x, uint32_t op, uint32_t align, uint32_t offset)
 {
     const wd_opinfo *info = &wd_op_info[op];
     const opform *f = &x->forms[op];
-    WD_TRY(need_memory(x));
-    if (WD_UNLIKELY(align > info->t2))
-        return misaligned(x);
+    WD_TRY(check_memarg(x, info, align));
     uint32_t addr = 0;
     WD_TRY(pop(x, WD_I32));
     uint32_t h = x->val_count, c = offset;
@@ -1777,9 +1782,7 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
 {
     const wd_opinfo *info = &wd_op_info[op];
     const opform *f = &x->forms[op];
-    WD_TRY(need_memory(x));
-    if (WD_UNLIKELY(align > info->t2))
-        return misaligned(x);
+    WD_TRY(check_memarg(x, info, align));
     uint32_t addr = 0, val = 0, imm = 0;
     WD_TRY(pop(x, info->t1));
     WD_TRY(pop(x, WD_I32));
