@@ -138,10 +138,7 @@ static bool rehash(prof_tree *tr)
         if (n == 0)
             continue;
         const prof_node *x = &tr->nodes[n - 1];
-        uint32_t h = prof_slot_hash(x->parent, x->sym) & (cap - 1);
-        while (s[h] != 0)
-            h = (h + 1) & (cap - 1);
-        s[h] = n;
+        prof_slot_put(s, cap, prof_slot_hash(x->parent, x->sym), n);
     }
     wd_free(tr->ctx, tr->slots);
     tr->slots = s;
@@ -578,12 +575,8 @@ static void hot_add(wd_prof *p, uint32_t what, uint32_t in, uint64_t cost, uint6
             prof_nomem(p);
             return;
         }
-        for (uint32_t i = 0; i < p->hot.count; i++) {
-            uint32_t h = prof_slot_hash(p->hot.data[i].what, p->hot.data[i].in) & (cap - 1);
-            while (s[h] != 0)
-                h = (h + 1) & (cap - 1);
-            s[h] = i + 1;
-        }
+        for (uint32_t i = 0; i < p->hot.count; i++)
+            prof_slot_put(s, cap, prof_slot_hash(p->hot.data[i].what, p->hot.data[i].in), i + 1);
         wd_free(p->ctx, p->hot_slots);
         p->hot_slots = s;
         p->hot_slot_cap = cap;

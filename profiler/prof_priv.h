@@ -38,6 +38,15 @@ static inline uint32_t prof_slot_hash(uint32_t parent, uint32_t sym)
     return (uint32_t)(k >> 32);
 }
 
+/* Puts v (not 0) in the first free slot from hash h on, in a table of cap (a power of two)
+ * slots that has a free one: linear probing, as every hash table of the profiler does. */
+static inline void prof_slot_put(uint32_t *slots, uint32_t cap, uint32_t h, uint32_t v)
+{
+    for (h &= cap - 1; slots[h] != 0; h = (h + 1) & (cap - 1))
+        ;
+    slots[h] = v;
+}
+
 /* The child of `parent` with `sym` in the hash (not full): its index, or PROF_NONE with
  * *slot the empty slot where it goes. */
 static inline uint32_t prof_tree_probe(const prof_tree *tr, uint32_t parent, uint32_t sym,

@@ -739,10 +739,7 @@ static bool rehash_names(wd_svg_diff *d)
         return false;
     for (uint32_t i = 0; i < d->name_count; i++) {
         const char *s = d->names + d->name_at[i];
-        uint32_t h = name_hash(s, strlen(s)) & (cap - 1);
-        while (slots[h] != 0)
-            h = (h + 1) & (cap - 1);
-        slots[h] = i + 1;
+        prof_slot_put(slots, cap, name_hash(s, strlen(s)), i + 1);
     }
     wd_free(d->ctx, d->slots);
     d->slots = slots;
