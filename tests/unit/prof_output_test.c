@@ -252,15 +252,49 @@ static bool check_svg(const char *text)
            count(text, "<script") == 1 && count(text, "\n") > 10 && count(text, "<g data-name") > 5;
 }
 
+static char *read_stream(FILE *f)
+{
+    long size = ftell(f);
+    char *s = size >= 0 ? calloc(1, (size_t)size + 1) : NULL;
+    rewind(f);
+    if (s != NULL && fread(s, 1, (size_t)size, f) != (size_t)size) {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+/* Removes the five files of a profile named `base` in dir, and dir. */
+static void remove_outputs(const char *dir, const char *base)
+{
+    static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
+    for (int i = 0; i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s%s", dir, base, exts[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* A profiler in `mode` on ctx, NULL when none can be made. */
+static wd_prof *new_prof(wd_ctx *ctx, wd_prof_mode mode)
+{
+    wd_prof_config cfg = {.mode = mode};
+    wd_prof *p = NULL;
+    wd_error err;
+    wd_error_clear(&err);
+    return wd_prof_new(ctx, &cfg, &p, &err) == WD_OK ? p : NULL;
+}
+
 static void outputs(wd_prof_mode mode, bool collapsed, uint32_t max_depth)
 {
     wd_ctx ctx;
     wd_ctx_init(&ctx);
-    wd_prof_config cfg = {.mode = mode};
-    wd_prof *p;
+    wd_prof *p = new_prof(&ctx, mode);
+    CHECK(p != NULL);
     wd_error err;
     wd_error_clear(&err);
-    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
     uint64_t total = feed(p, 42);
     char dir[] = "/tmp/wasmdbg-prof-test-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -282,21 +316,12 @@ static void outputs(wd_prof_mode mode, bool collapsed, uint32_t max_depth)
     FILE *f = tmpfile();
     CHECK(f != NULL);
     CHECK_EQ(wd_prof_write_folded(p, f, !collapsed, max_depth, &err), WD_OK);
-    long size = ftell(f);
-    char *other = calloc(1, (size_t)size + 1);
-    rewind(f);
-    CHECK(other != NULL && fread(other, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
+    char *other = read_stream(f);
+    CHECK(other != NULL);
     CHECK(folded_sum(other, max_depth ? max_depth : 100, !collapsed, &sum));
     CHECK_EQ(sum, total);
     free(other);
-    const char *exts[] = {".out", ".trace.json", ".speedscope.json", ".json", ".svg"};
-    for (int i = 0; i < 5; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/prof%s", dir, exts[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_outputs(dir, "prof");
     free(folded);
     free(chrome);
     free(ss);
@@ -326,11 +351,10 @@ TEST(prof_names_for_display)
 {
     wd_ctx ctx;
     wd_ctx_init(&ctx);
-    wd_prof_config cfg = {.mode = WD_PROF_FULL};
-    wd_prof *p;
+    wd_prof *p = new_prof(&ctx, WD_PROF_FULL);
+    CHECK(p != NULL);
     wd_error err;
     wd_error_clear(&err);
-    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
     struct {
         wd_prof_kind kind;
         const char *raw, *name;
@@ -392,30 +416,16 @@ TEST(prof_numbers_as_printf)
     CHECK(strcmp(got, "-9223372036854775808") == 0);
 }
 
-static char *read_stream(FILE *f)
-{
-    long size = ftell(f);
-    char *s = size >= 0 ? calloc(1, (size_t)size + 1) : NULL;
-    rewind(f);
-    if (s != NULL && fread(s, 1, (size_t)size, f) != (size_t)size) {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    return s;
-}
-
 /* A profile big enough for wd_prof_write_files to write the event files on a thread: they
  * are the bytes the writers give one by one, and nothing leaks. */
 TEST(prof_files_on_a_thread)
 {
     wd_ctx ctx;
     wd_ctx_init(&ctx);
-    wd_prof_config cfg = {.mode = WD_PROF_FULL};
-    wd_prof *p;
+    wd_prof *p = new_prof(&ctx, WD_PROF_FULL);
+    CHECK(p != NULL);
     wd_error err;
     wd_error_clear(&err);
-    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
     rng = 99;
     uint32_t syms[5];
     for (uint32_t i = 0; i < 5; i++)
@@ -463,13 +473,7 @@ TEST(prof_files_on_a_thread)
     CHECK(chrome && ss && folded && chrome1 && ss1 && folded1);
     CHECK(strlen(chrome) > 100000 && strcmp(chrome, chrome1) == 0);
     CHECK(strcmp(ss, ss1) == 0 && strcmp(folded, folded1) == 0);
-    static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
-    for (int i = 0; i < 5; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/t%s", dir, exts[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_outputs(dir, "t");
     free(chrome);
     free(ss);
     free(folded);
