@@ -731,12 +731,19 @@ static void chrome_head(wbuf *w, const wd_prof_out *o)
               "\"args\":{\"name\":\"kernel runs\"}}");
 }
 
-static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t span)
+/* A kernel run's name in the event files: level L run I. */
+static void wb_run_name(wbuf *w, const wd_prof_run *r)
 {
-    WB_LIT(w, ",\n{\"name\":\"level ");
+    WB_LIT(w, "level ");
     wb_u64(w, r->level);
     WB_LIT(w, " run ");
     wb_u64(w, r->index);
+}
+
+static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t span)
+{
+    WB_LIT(w, ",\n{\"name\":\"");
+    wb_run_name(w, r);
     WB_LIT(w, "\",\"cat\":\"run\",\"ph\":\"X\",\"ts\":");
     wb_u64(w, offset);
     WB_LIT(w, ",\"dur\":");
@@ -815,10 +822,8 @@ static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t span)
 {
     if (i)
         wb_char(w, ',');
-    WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"level ");
-    wb_u64(w, r->level);
-    WB_LIT(w, " run ");
-    wb_u64(w, r->index);
+    WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"");
+    wb_run_name(w, r);
     WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
     wb_u64(w, span);
     WB_LIT(w, ",\"events\":[");
