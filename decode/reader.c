@@ -1,11 +1,14 @@
 /* reader.c: the out-of-line cases of reader.h: LEB128 numbers longer than one byte.
  *
  * When the longest encoding of the width fits before the end (nearly always), the bytes
- * are read without a bound check each (unrolled for 32 bits, the common width); near the
+ * are read without a bound check each (unrolled for 32 bits, the common width; the first 8
+ * bytes of a 64-bit one as a word); near the
  * end, a checked loop reports "unexpected end" at the missing byte. All apply the same
  * rules to the last byte, and leave `pos` past the bytes read, as reading byte by byte
  * does. */
 #include "decode/reader.h"
+
+#include <string.h>
 
 static wd_status too_long(wd_reader *r, size_t start)
 {
@@ -62,6 +65,73 @@ WD_INLINE wd_status read32_unchecked(wd_reader *r, bool is_signed, uint64_t *out
     }
     r->pos = start + n;
     if (is_signed && (p[n - 1] & 0x40)) /* the last byte's bit 6: the sign */
+        v |= ~(uint64_t)0 << (7 * n);
+    *out = v;
+    return WD_OK;
+}
+
+/* The 8 bytes at p as a little-endian word. */
+static inline uint64_t load64le(const uint8_t *p)
+{
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, p, sizeof w);
+#else
+    for (unsigned i = 0; i < 8; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+#endif
+    return w;
+}
+
+/* The index of the lowest set bit of w (not 0). */
+static inline unsigned lowest_bit(uint64_t w)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(w);
+#else
+    unsigned i = 0;
+    while (!(w & 1)) {
+        w >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+/* The 7-bit groups of the low bytes of w (continuation bits clear) packed: 56 bits. */
+static inline uint64_t pack7(uint64_t w)
+{
+    w = (w & 0x007F007F007F007Full) | (w & 0x7F007F007F007F00ull) >> 1;
+    w = (w & 0x00003FFF00003FFFull) | (w & 0x3FFF00003FFF0000ull) >> 2;
+    return (w & 0x000000000FFFFFFFull) | (w & 0x0FFFFFFF00000000ull) >> 4;
+}
+
+/* A 64-bit number whose 10 bytes lie before the end: its first 8 bytes as one word (the
+ * i64.const of generated code often takes 9 or 10). */
+static wd_status read64_unchecked(wd_reader *r, bool is_signed, uint64_t *out)
+{
+    size_t start = r->pos;
+    const uint8_t *p = r->base + start;
+    uint64_t w = load64le(p);
+    uint64_t stops = ~w & 0x8080808080808080ull; /* bytes without continuation */
+    unsigned n;
+    uint64_t v;
+    if (stops != 0) {
+        n = lowest_bit(stops) / 8 + 1;
+        uint64_t keep = n == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * n)) - 1;
+        v = pack7(w & keep & 0x7F7F7F7F7F7F7F7Full);
+    } else {
+        v = pack7(w & 0x7F7F7F7F7F7F7F7Full) | (uint64_t)(p[8] & 0x7F) << 56;
+        n = 9;
+        if (p[8] & 0x80) {
+            r->pos = start + 10;
+            WD_TRY(check_last(r, start, 64, 63, p[9], is_signed));
+            v |= (uint64_t)p[9] << 63;
+            n = 10;
+        }
+    }
+    r->pos = start + n;
+    if (is_signed && n < 10 && (p[n - 1] & 0x40))
         v |= ~(uint64_t)0 << (7 * n);
     *out = v;
     return WD_OK;
@@ -132,6 +202,8 @@ static wd_status read_long(wd_reader *r, unsigned bits, bool is_signed, uint64_t
         return read_checked(r, bits, is_signed, out);
     if (bits == 32)
         return read32_unchecked(r, is_signed, out);
+    if (bits == 64)
+        return read64_unchecked(r, is_signed, out);
     return read_unchecked(r, bits, is_signed, out);
 }
 

@@ -180,6 +180,7 @@ typedef struct xlate {
     bool in_arena;
 
     bool live, open;
+    const uint32_t *cost; /* the cost of each opcode: live ? op_cost : all zero (set_live) */
     uint32_t meter;       /* the open block's METER */
     uint32_t charge;      /* the open block's charge so far (its METER's, once closed) */
     uint64_t pending;     /* costs of elided instructions */
@@ -304,14 +305,17 @@ static frame *top_frame(xlate *x)
     return x->top;
 }
 
-/* push when the stack is full. */
-static WD_NOINLINE wd_status grow_vals(xlate *x)
+/* push to a height never reached before in this body: max_height grows, and the stack
+ * with it when full (so val_cap >= max_height, and push checks one of the two). */
+static WD_NOINLINE wd_status new_height(xlate *x)
 {
     if (x->local_slots + x->val_count >= MAX_SLOTS)
         return invalid(x, "operand stack too deep (the limit is %u slots)", MAX_SLOTS);
-    if (!wd_grow(x->ctx, (void **)&x->vals, &x->val_cap, sizeof *x->vals,
+    if (x->val_count == x->val_cap &&
+        !wd_grow(x->ctx, (void **)&x->vals, &x->val_cap, sizeof *x->vals,
                  (uint64_t)x->val_count + 1))
         return nomem(x);
+    x->max_height = x->val_count + 1;
     return WD_OK;
 }
 
@@ -330,13 +334,11 @@ WD_INLINE void forget_above(xlate *x, uint32_t h)
  * and float instructions are rejected before they are handled. */
 WD_INLINE wd_status push(xlate *x, uint8_t t)
 {
-    if (WD_UNLIKELY(x->val_count == x->val_cap))
-        WD_TRY(grow_vals(x));
+    if (WD_UNLIKELY(x->val_count == x->max_height)) /* a new height: room made (val_cap) */
+        WD_TRY(new_height(x));
     if (WD_UNLIKELY(x->lz_end > x->val_count))
         forget_above(x, x->val_count); /* popped lazy operands, once their height is reused */
     x->vals[x->val_count++] = t;
-    if (x->val_count > x->max_height)
-        x->max_height = x->val_count;
     return WD_OK;
 }
 
@@ -538,9 +540,10 @@ static WD_NOINLINE wd_status too_costly(xlate *x)
     return invalid(x, "basic block too costly: its charge exceeds 2^32-1 ticks");
 }
 
-/* Emits an instruction of live code, opening a basic block if none is open, and charges
- * it the pending costs and the current instruction's. */
-WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t *idx)
+/* Emits an instruction of live code at code offset `off`, opening a basic block if none
+ * is open, and charges it the pending costs and the current instruction's. */
+WD_INLINE wd_status emit_at(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c,
+                            uint32_t *idx, uint32_t off)
 {
     WD_ASSERT(x->live);
     if (WD_UNLIKELY(!x->open))
@@ -549,7 +552,6 @@ WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t
     uint64_t charge = x->charge + cost;
     if (WD_UNLIKELY(charge > UINT32_MAX))
         return too_costly(x);
-    uint32_t off = op == WD_OP_NOP_COST && x->pending_off != NONE ? x->pending_off : x->op_off;
     x->pending = x->cur = 0;
     x->pending_off = NONE;
     x->charge = (uint32_t)charge;
@@ -557,6 +559,19 @@ WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t
     if (idx != NULL)
         *idx = i;
     return WD_OK;
+}
+
+/* Emits the current instruction's op (emit_at). */
+WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t *idx)
+{
+    return emit_at(x, op, a, b, c, idx, x->op_off);
+}
+
+/* A NOP_COST: it charges the pending costs where the first of them was. */
+static wd_status emit_nop_cost(xlate *x)
+{
+    uint32_t off = x->pending_off != NONE ? x->pending_off : x->op_off;
+    return emit_at(x, WD_OP_NOP_COST, 0, 0, 0, NULL, off);
 }
 
 /* Emits a CONST64 or, after a wide operation, a DATA carrying 64-bit k. */
@@ -582,7 +597,7 @@ static wd_status flush(xlate *x)
          * them, else a NOP_COST does */
         wd_insn *l1 = tail(x, 1);
         if (l1 == NULL || !(x->forms[l1->op].flags & F_PURE) || !charge_to(x, x->insn_count - 1))
-            WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+            WD_TRY(emit_nop_cost(x));
     }
     close_block(x);
     return WD_OK;
@@ -1142,13 +1157,22 @@ static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t
     return emit(x, when_true ? WD_OP_BR_IF_NZ : WD_OP_BR_IF_Z, NONE, cond, 0, idx);
 }
 
+static const uint32_t no_cost[WD_OP_COUNT]; /* dead code's */
+
+/* Whether the code from here on is live; dead code costs nothing (xlate.cost). */
+WD_INLINE void set_live(xlate *x, bool live)
+{
+    x->live = live;
+    x->cost = live ? x->t->op_cost : no_cost;
+}
+
 /* After an unconditional branch, return or trap: the spec's unreachable(). */
 static void terminate(xlate *x)
 {
     frame *f = top_frame(x);
     x->val_count = f->height;
     f->unreachable = true;
-    x->live = false;
+    set_live(x, false);
     x->cur = 0;
     close_block(x);
 }
@@ -1220,7 +1244,7 @@ static wd_status do_else(xlate *x)
         WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
     }
     close_block(x);
-    x->live = f.live_in;
+    set_live(x, f.live_in);
     if (f.live_in)
         patch(x, f.else_fixup, x->insn_count);
     f.kind = K_ELSE;
@@ -1252,19 +1276,19 @@ static wd_status do_end(xlate *x)
         if (fall)
             WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
         close_block(x);
-        x->live = fall = true;
+        set_live(x, fall = true);
         patch(x, f.else_fixup, x->insn_count);
         f.else_fixup = NONE;
         x->cur = carry;
-        WD_TRY(emit(x, WD_OP_NOP_COST, 0, 0, 0, NULL));
+        WD_TRY(emit_nop_cost(x));
     }
     if (f.fixups != NONE || f.else_fixup != NONE) {
         WD_TRY(flush(x));
         patch(x, f.fixups, x->insn_count);
         patch(x, f.else_fixup, x->insn_count);
-        x->live = true;
+        set_live(x, true);
     } else {
-        x->live = fall;
+        set_live(x, fall);
     }
     return push_n(x, f.results, f.result_count);
 }
@@ -1295,14 +1319,14 @@ static wd_status do_end_func(xlate *x)
     if (f.fixups != NONE) {
         WD_TRY(flush(x));
         patch(x, f.fixups, x->insn_count);
-        x->live = true;
+        set_live(x, true);
         x->cur = ret;
         WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
     } else if (x->live) {
         x->cur += ret;
         WD_TRY(emit(x, WD_OP_RETURN, src, f.result_count, 0, NULL));
     }
-    x->live = false;
+    set_live(x, false);
     x->cur = 0;
     close_block(x);
     return WD_OK;
@@ -1994,7 +2018,8 @@ static wd_status enter(xlate *x, const wd_funcdef *fd)
     WD_TRY(reserve(x, 0));
     x->meter = put(x, WD_OP_METER, (uint32_t)entry, 0, 0, (uint32_t)entry, x->op_off);
     x->charge = (uint32_t)entry;
-    x->open = x->live = true;
+    x->open = true;
+    set_live(x, true);
     frame f;
     memset(&f, 0, sizeof f);
     f.kind = K_FUNC;
@@ -2113,25 +2138,14 @@ WD_INLINE wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
     return wd_validate_read_blocktype(r, im);
 }
 
-/* Classes whose only immediate is one u32 index. */
-static bool is_index_class(unsigned cls)
-{
-    switch (cls) {
-    case C_LOCAL_GET: case C_LOCAL_SET: case C_LOCAL_TEE: case C_GLOBAL_GET: case C_GLOBAL_SET:
-    case C_CALL: case C_BR: case C_BR_IF:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* The instruction of class `cls` (opcode op) whose opcode byte was read. */
 WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
 {
     wd_body_imm im;
     uint32_t idx = 0;
-    if (is_index_class(cls)) /* the local, global, function or label index comes first */
-        WD_TRY(read_u32(r, &idx));
+/* the local, global, function or label index: read in each case (no test before the
+ * switch) */
+#define INDEX() WD_TRY(read_u32(r, &idx))
     switch (cls) {
     case C_UN:
         return do_unary(x, op);
@@ -2148,13 +2162,17 @@ WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
         return do_store(x, op, align, offset);
     }
     case C_LOCAL_GET:
+        INDEX();
         return do_local_get(x, idx);
     case C_LOCAL_SET:
     case C_LOCAL_TEE:
+        INDEX();
         return do_local_set(x, idx, cls == C_LOCAL_TEE);
     case C_GLOBAL_GET:
+        INDEX();
         return do_global_get(x, idx);
     case C_GLOBAL_SET:
+        INDEX();
         return do_global_set(x, idx);
     case C_I32_CONST: {
         uint32_t k = 0;
@@ -2167,10 +2185,13 @@ WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
         return do_const(x, op, (uint64_t)k);
     }
     case C_CALL:
+        INDEX();
         return do_call(x, op, idx, 0);
     case C_BR:
+        INDEX();
         return do_br(x, idx);
     case C_BR_IF:
+        INDEX();
         return do_br_if(x, idx);
     case C_BLOCK:
         im.op = op;
@@ -2195,6 +2216,7 @@ WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
         UNREACHABLE(); /* cls is a C_*: the jump table needs no range check */
         return step_slow(x);
     }
+#undef INDEX
 }
 
 /* The instructions of the body, up to the end of the function's block. */
@@ -2202,7 +2224,6 @@ static wd_status translate_body(xlate *x)
 {
     wd_reader *r = &x->d->r;
     const wd_translator *t = x->t;
-    const uint32_t *op_cost = t->op_cost;
     uint32_t count = 0;
     wd_status st = WD_OK;
     for (;;) {
@@ -2219,14 +2240,15 @@ static wd_status translate_body(xlate *x)
         uint32_t op = t->op_of_byte[b];
         unsigned cls = t->cls[b];
         count++;
-        x->cur = x->live ? op_cost[op] : 0; /* the current cost (nothing in dead code) */
+        x->cur = x->cost[op]; /* the current cost (nothing in dead code) */
         if (WD_UNLIKELY(!x->open) && x->live && x->bb_off == NONE)
             x->bb_off = x->op_off;
         r->pos = at + 1;
         st = step(x, r, cls, op);
         if (st != WD_OK)
             break;
-        if (x->cur != 0 && x->live) { /* elided: for the next instruction emitted */
+        WD_ASSERT(x->live || x->cur == 0);
+        if (x->cur != 0) { /* elided: for the next instruction emitted */
             if (x->pending_off == NONE)
                 x->pending_off = x->op_off;
             x->pending += x->cur;

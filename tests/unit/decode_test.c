@@ -2,6 +2,7 @@
  * decode/module.c, decode/names.c). */
 #include "decode/decode.h"
 #include "decode/names.h"
+#include "decode/reader.h"
 #include "tests/unit/test.h"
 
 #include <stdlib.h>
@@ -820,4 +821,81 @@ TEST(decode_out_of_memory_at_every_allocation)
     size_t n = check_out_of_memory(b, size);
     free(b);
     CHECK(n > 10); /* several arena chunks */
+}
+
+/* LEB128 of v in exactly `len` bytes (len at least the minimal length; padding bytes carry
+ * the sign, as the spec allows), into p; signed or not. */
+static void put_leb64(uint8_t *p, uint64_t v, unsigned len, bool is_signed)
+{
+    for (unsigned i = 0; i < len; i++) {
+        uint8_t b = v & 0x7F;
+        v = is_signed ? (uint64_t)((int64_t)v >> 7) : v >> 7;
+        p[i] = (uint8_t)(b | (i + 1 < len ? 0x80 : 0));
+    }
+}
+
+static unsigned min_len64(uint64_t v, bool is_signed)
+{
+    unsigned n = 1;
+    for (;; n++) {
+        uint64_t rest = is_signed     ? (uint64_t)((int64_t)v >> (7 * n - 1))
+                        : n * 7 >= 64 ? 0
+                                      : v >> (7 * n);
+        if (n * 7 >= 64 || rest == 0 || (is_signed && rest == UINT64_MAX))
+            return n;
+    }
+}
+
+/* 64-bit LEB128 numbers of every length, minimal or padded, read with the word-at-a-time
+ * path (10 bytes before the end) and the checked one (at the very end), signed and not. */
+TEST(decode_leb64_every_length)
+{
+    uint64_t vals[64 * 2 + 6] = {0, 1, 63, 64, UINT64_MAX, (uint64_t)INT64_MIN};
+    size_t nv = 6;
+    for (unsigned k = 0; k < 64; k++) {
+        vals[nv++] = (uint64_t)1 << k;
+        vals[nv++] = ((uint64_t)1 << k) * 0x9E3779B97F4A7C15ull;
+    }
+    for (size_t i = 0; i < nv; i++) {
+        for (int sg = 0; sg < 2; sg++) {
+            bool is_signed = sg;
+            for (unsigned len = min_len64(vals[i], is_signed); len <= 10; len++) {
+                for (int at_end = 0; at_end < 2; at_end++) {
+                    uint8_t buf[32];
+                    memset(buf, 0xFF, sizeof buf); /* continuation bits after the number */
+                    put_leb64(buf, vals[i], len, is_signed);
+                    wd_error err;
+                    wd_reader r = {buf, 0, at_end ? len : sizeof buf, &err};
+                    uint64_t got = 0;
+                    int64_t sgot = 0;
+                    wd_status st =
+                        is_signed ? wd_read_sleb(&r, 64, &sgot) : wd_read_uleb(&r, 64, &got);
+                    CHECK_EQ(st, WD_OK);
+                    CHECK_EQ(is_signed ? (uint64_t)sgot : got, vals[i]);
+                    CHECK_EQ(r.pos, len);
+                }
+            }
+        }
+    }
+    /* a 10th byte that continues, or sets bits past 64 (or not the sign's copies) */
+    static const uint8_t too_long[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                       0x80, 0x80, 0x80, 0x81, 0x00};
+    static const uint8_t too_large[] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                        0x80, 0x80, 0x80, 0x02, 0x00};
+    static const uint8_t bad_sign[] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                       0xFF, 0xFF, 0xFF, 0x41, 0x00};
+    const uint8_t *bad[3] = {too_long, too_large, bad_sign};
+    const char *msg[3] = {"integer representation too long", "integer too large",
+                          "integer too large"};
+    for (int k = 0; k < 3; k++) {
+        for (int at_end = 0; at_end < 2; at_end++) {
+            wd_error err;
+            wd_error_clear(&err);
+            wd_reader r = {bad[k], 0, at_end ? 10 : 11, &err};
+            int64_t v = 0;
+            CHECK_EQ(wd_read_sleb(&r, 64, &v), WD_ERR_MALFORMED);
+            CHECK(strcmp(err.msg, msg[k]) == 0);
+            CHECK_EQ(err.offset, 0);
+        }
+    }
 }
