@@ -161,7 +161,26 @@ static inline bool wd_op_is_cond_branch(uint32_t op)
 /* An instruction followed by a DATA carrying more of its operands (not a BR_TABLE). */
 static inline bool wd_op_has_data(uint32_t op)
 {
-    return op >= WD_OP_I64_ADD_W && op <= WD_OP_I64_XOR_W;
+    return op >= WD_OP_I64_ADD_W && op <= WD_OP_I32_REM_U_K;
+}
+
+/* The quotient of n by d (2 <= d < 2^32) given m = ceil(2^64 / d) = UINT64_MAX / d + 1:
+ * the high word of the product n * m, exact for every 32-bit n (Lemire, Kaser and Kurz,
+ * "Faster remainder by direct computation", 2019). Two 32x32-bit halves: hi is at most
+ * (2^32 - 1)^2, so adding the low product's carry cannot overflow. */
+static inline uint32_t wd_divk32(uint32_t n, uint64_t m)
+{
+    uint64_t lo = (m & 0xFFFFFFFFu) * n, hi = (m >> 32) * n;
+    return (uint32_t)((hi + (lo >> 32)) >> 32);
+}
+
+/* Signed n / d truncated (d not 0 or -1), m = ceil(2^64 / |d|): wd_divk32 of |n|, negated
+ * when the signs differ. */
+static inline uint32_t wd_sdivk32(uint32_t n, uint32_t d, uint64_t m)
+{
+    bool neg_n = (int32_t)n < 0, neg_d = (int32_t)d < 0;
+    uint32_t q = wd_divk32(neg_n ? 0u - n : n, m);
+    return neg_n != neg_d ? 0u - q : q;
 }
 
 /* An instruction with a result that can trap: a load, an integer division or remainder,

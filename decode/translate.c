@@ -1055,6 +1055,34 @@ WD_INLINE wd_status operand_of(xlate *x, uint32_t h, lazy *l, uint32_t *at)
 
 /* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
  * taking a constant operand as an immediate where there is an immediate form. */
+/* i32 division or remainder op by the constant d, when it cannot trap (ops.def, the *_K
+ * entries): the lhs at height h, its lazy operand l. An unsigned one by a power of two is
+ * a shift or a mask. False: not such a case, nothing emitted. */
+static bool div_by_const(uint32_t op, uint32_t d)
+{
+    bool is_signed = op == WD_OP_I32_DIV_S || op == WD_OP_I32_REM_S;
+    return is_signed ? d != 0 && d != 1 && d != UINT32_MAX : d >= 2;
+}
+
+static wd_status emit_div_const(xlate *x, uint32_t op, uint32_t h, lazy *l, uint32_t d)
+{
+    uint32_t lhs = 0;
+    WD_TRY(operand_of(x, h, l, &lhs));
+    bool is_rem = op == WD_OP_I32_REM_S || op == WD_OP_I32_REM_U;
+    if ((op == WD_OP_I32_DIV_U || op == WD_OP_I32_REM_U) && (d & (d - 1)) == 0) {
+        uint32_t shift = 0;
+        while ((d >> shift) != 1)
+            shift++;
+        return is_rem ? emit(x, WD_OP_I32_AND_I, slot(x, h), lhs, d - 1, NULL)
+                      : emit(x, WD_OP_I32_SHR_U_I, slot(x, h), lhs, shift, NULL);
+    }
+    uint32_t ad = (int32_t)d < 0 && (op == WD_OP_I32_DIV_S || op == WD_OP_I32_REM_S) ? 0u - d : d;
+    WD_TRY(emit(x, WD_OP_I32_DIV_S_K + (op - WD_OP_I32_DIV_S), slot(x, h), lhs, d, NULL));
+    uint32_t idx = put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off);
+    x->insns[idx].bc = UINT64_MAX / ad + 1;
+    return WD_OK;
+}
+
 WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
 {
     const opform *f = &x->forms[op];
@@ -1071,6 +1099,9 @@ WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
         WD_TRY(operand_of(x, h, l, &lhs));
         return emit(x, f->imm, slot(x, h), lhs, imm, NULL);
     }
+    if (WD_UNLIKELY(op >= WD_OP_I32_DIV_S && op <= WD_OP_I32_REM_U) && k != NULL &&
+        k->kind == LZ_CONST32 && div_by_const(op, (uint32_t)k->k))
+        return emit_div_const(x, op, h, l, (uint32_t)k->k);
     if (f->mirror_imm != 0 && lazy_imm(l, type, &imm)) {
         WD_TRY(operand_of(x, h + 1, k, &rhs));
         return emit(x, f->mirror_imm, slot(x, h), rhs, imm, NULL);

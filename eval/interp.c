@@ -921,6 +921,18 @@ loop_top:
     WIDE(I64_AND_W, U64(B) & k_)
     WIDE(I64_OR_W, U64(B) | k_)
     WIDE(I64_XOR_W, U64(B) ^ k_)
+#define DIVK(name, expr)                                                                           \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t m_ = ip[1].bc; /* the DATA after it: ceil(2^64 / |C|) */                         \
+        PUT32(expr);                                                                               \
+        ip += 2;                                                                                   \
+        JUMP();                                                                                    \
+    }
+    DIVK(I32_DIV_S_K, wd_sdivk32(U32(B), C, m_))
+    DIVK(I32_DIV_U_K, wd_divk32(U32(B), m_))
+    DIVK(I32_REM_S_K, U32(B) - wd_sdivk32(U32(B), C, m_) * C)
+    DIVK(I32_REM_U_K, U32(B) - wd_divk32(U32(B), m_) * C)
     BINOP(I32_ROTL_I, PUT32, rotl32(U32(B), C))
     BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
     BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))

@@ -837,13 +837,12 @@ static void put_leb64(uint8_t *p, uint64_t v, unsigned len, bool is_signed)
 static unsigned min_len64(uint64_t v, bool is_signed)
 {
     unsigned n = 1;
-    for (;; n++) {
-        uint64_t rest = is_signed     ? (uint64_t)((int64_t)v >> (7 * n - 1))
-                        : n * 7 >= 64 ? 0
-                                      : v >> (7 * n);
-        if (n * 7 >= 64 || rest == 0 || (is_signed && rest == UINT64_MAX))
-            return n;
+    for (; n * 7 < 64; n++) { /* n bytes hold 7n bits: the rest is zero or the sign's */
+        uint64_t rest = is_signed ? (uint64_t)((int64_t)v >> (7 * n - 1)) : v >> (7 * n);
+        if (rest == 0 || (is_signed && rest == UINT64_MAX))
+            break;
     }
+    return n;
 }
 
 /* 64-bit LEB128 numbers of every length, minimal or padded, read with the word-at-a-time
