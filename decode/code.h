@@ -73,7 +73,9 @@
  * joins (lazy operands, translate.c); writes a result straight into the local of a
  * following `local.set` or `local.tee`; fuses a comparison, eqz or mask test with the
  * conditional branch that consumes it, and an address's i32.add with its load or store;
- * and keeps a 64-bit constant operand in a DATA after its instruction. A fused
+ * keeps a 64-bit constant operand in a DATA after its instruction; and makes an i32
+ * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
+ * or a shift or mask for an unsigned power of two. A fused
  * instruction costs the sum of what it replaces; executed alone it is one step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
  * `local.set` (or a `local.tee` that costs the same) was folded into it, with nothing else:
  * when it traps, the set's cost (wd_code.set_cost) is refunded with those of the

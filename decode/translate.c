@@ -45,8 +45,8 @@
  *   appending an instruction is a few stores; the insns go straight into the module's
  *   arena while they fit in its current chunk (no copy at the end). The open block's
  *   charge is kept aside (xlate.charge) until the block closes. Measured with callgrind
- *   (`loadtime --once`): bench's big.wasm 1252M -> 504M instructions, the tx-kernel in
- *   PVM mode 42.2M -> 19.3M. */
+ *   (`loadtime --once`): bench's big.wasm 1252M -> 482M instructions, the tx-kernel in
+ *   PVM mode 42.2M -> 19.2M. */
 #include "decode/validate_priv.h" /* this file's interface */
 
 #include <inttypes.h>
