@@ -1,6 +1,7 @@
 # wasmdbg: one entry point. `make` builds build/wasmdbg; `make test` runs every test;
 # `make run` runs the main job on the bundled example; `make spec`, `make bench`.
-# BUILD selects a variant: release (default), debug, asan, switch (no computed goto).
+# BUILD selects a variant: release (default), debug, asan, tsan (threads: the profiler's
+# writers, decode), switch (no computed goto).
 
 BUILD ?= release
 CC ?= cc
@@ -11,6 +12,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wundef -Wwrite-strings -Wstrict-prototyp
 CFLAGS_release := -O2 -g -DNDEBUG
 CFLAGS_debug   := -O0 -g
 CFLAGS_asan    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS_tsan    := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 CFLAGS_switch  := -O2 -g -DNDEBUG -DWD_USE_GOTO=0
 # GCC 12.2 miscompiles a store through a returned pointer to a caller's struct at -O2
 # (ipa-modref; reproduced on a 40-line program): keep that pass off under gcc.
@@ -18,6 +20,7 @@ CC_IS_GCC := $(shell $(CC) --version 2>/dev/null | grep -q 'Free Software Founda
 GCC_FIXES := $(if $(CC_IS_GCC),-fno-ipa-modref)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) $(CFLAGS_$(BUILD)) $(GCC_FIXES)
 LDFLAGS_asan := -fsanitize=address,undefined
+LDFLAGS_tsan := -fsanitize=thread
 # The libraries are linked statically when their archives are installed (Debian's -dev
 # packages ship them; libedit needs tinfo, bsd and md): without their dynamic symbol
 # lookups a process starts 0.4-0.6 ms sooner, as soon as wasm3 does, which is a fifth of a
