@@ -5,7 +5,7 @@
 #include "eval/eval.h"
 #include "link/link.h"
 #include "tests/unit/test.h"
-#include "vm/tickmodel.h"
+#include "tests/unit/util.h"
 
 #include <stdlib.h>
 
@@ -124,50 +124,17 @@ static size_t build(uint8_t *b)
     return n + k;
 }
 
-typedef struct runner {
-    wd_ctx ctx;
-    wd_costs costs;
-    wd_module *m;
-    wd_store *store;
-    wd_instance *inst;
-    wd_thread t;
-    wd_error err;
-} runner;
-
-static bool start(runner *r, const uint8_t *bytes, size_t size, bool no_fuse)
-{
-    memset(r, 0, sizeof *r);
-    wd_ctx_init(&r->ctx);
-    wd_error_clear(&r->err);
-    if (wd_tickmodel_get("pvm-2.0", &r->costs, &r->err) != WD_OK)
-        return false;
-    wd_decode_opts opts = {.costs = &r->costs, .no_fuse = no_fuse};
-    if (wd_decode_module(&r->ctx, bytes, size, &opts, &r->m, &r->err) != WD_OK)
-        return false;
-    r->store = wd_store_new(&r->ctx);
-    return r->store != NULL &&
-           wd_link_instantiate(r->store, r->m, NULL, &r->inst, &r->err) == WD_OK &&
-           wd_thread_init(&r->t, &r->ctx, 4096, 100, &r->costs, &r->err) == WD_OK;
-}
-
-static void stop(runner *r)
-{
-    wd_thread_fini(&r->t);
-    wd_store_free(r->store);
-    wd_module_free(r->m);
-}
-
 /* Calls function f with n: the status, the result in *out. */
-static wd_status call(runner *r, int f, uint32_t n, uint32_t *out)
+static wd_status call(wd_test_vm *v, int f, uint32_t n, uint32_t *out)
 {
-    wd_extern e;
     char name[3] = {(char)('a' + f / 26), (char)('a' + f % 26), 0};
-    if (!wd_instance_export(r->inst, name, &e) || e.kind != WD_EXTERN_FUNC)
+    wd_func *fn = wd_test_vm_export(v, name);
+    if (fn == NULL)
         return WD_ERR_USAGE;
     wd_val arg = {.u64 = n};
-    wd_status st = wd_eval_invoke(&r->t, e.u.func, &arg, &r->err);
+    wd_status st = wd_eval_invoke(&v->t, fn, &arg, &v->err);
     if (st == WD_OK)
-        *out = wd_eval_results(&r->t)[0].u32;
+        *out = wd_eval_results(&v->t)[0].u32;
     return st;
 }
 
@@ -186,9 +153,14 @@ TEST(divk_modules_agree_with_c_and_unfused_ticks)
 {
     static uint8_t bytes[8192];
     size_t size = build(bytes);
-    runner fused, plain;
-    CHECK(start(&fused, bytes, size, false));
-    CHECK(start(&plain, bytes, size, true));
+    wd_test_vm fused, plain;
+    bool ok = wd_test_vm_start(&fused, bytes, size, "pvm-2.0", false, false);
+    ok = wd_test_vm_start(&plain, bytes, size, "pvm-2.0", false, true) && ok;
+    if (!ok) {
+        wd_test_vm_stop(&fused);
+        wd_test_vm_stop(&plain);
+    }
+    CHECK(ok);
     uint64_t s = 7;
     for (int f = 0; f < FUNCS; f++) {
         int op = f % OPS;
@@ -217,6 +189,6 @@ TEST(divk_modules_agree_with_c_and_unfused_ticks)
             CHECK_EQ(want, c);
         }
     }
-    stop(&fused);
-    stop(&plain);
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
 }

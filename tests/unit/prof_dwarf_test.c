@@ -45,13 +45,7 @@ static bool lookup(void *ud, const wd_module *m, uint32_t offset, const char **f
 }
 
 typedef struct fixture {
-    wd_ctx ctx;
-    wd_costs costs;
-    wd_module *m;
-    wd_store *store;
-    wd_instance *inst;
-    wd_thread t;
-    wd_error err;
+    wd_test_vm vm;
     lines lines;
     wd_snapshot snap; /* taken at the last return with 3 frames: g(4)'s, unwinding the trap */
     bool taken;
@@ -62,11 +56,12 @@ static fixture *current;
 static void on_ret(void *ud, uint64_t ticks, const struct wd_func *f)
 {
     (void)ud, (void)ticks, (void)f;
-    if (current->t.frame_count == 3) {
+    if (current->vm.t.frame_count == 3) {
         wd_error err;
         wd_error_clear(&err);
-        wd_snapshot_free(&current->ctx, &current->snap);
-        current->taken = wd_snapshot_take(&current->ctx, &current->t, &current->snap, &err) == WD_OK;
+        wd_snapshot_free(&current->vm.ctx, &current->snap);
+        current->taken =
+            wd_snapshot_take(&current->vm.ctx, &current->vm.t, &current->snap, &err) == WD_OK;
     }
 }
 
@@ -74,55 +69,38 @@ static bool setup(fixture *x, const char *file)
 {
     memset(x, 0, sizeof *x);
     current = x;
-    wd_ctx_init(&x->ctx);
-    wd_error_clear(&x->err);
     char path[512];
     snprintf(path, sizeof path, "tests/unit/data/%s", file);
     size_t size;
     uint8_t *bytes = wd_test_read_file(path, &size);
-    if (bytes == NULL || wd_tickmodel_get("flat-1", &x->costs, &x->err) != WD_OK) {
-        free(bytes);
-        return false;
-    }
-    wd_decode_opts opts = {.costs = &x->costs, .pvm = true};
-    wd_status st = wd_decode_module(&x->ctx, bytes, size, &opts, &x->m, &x->err);
+    bool ok = bytes != NULL && wd_test_vm_start(&x->vm, bytes, size, "flat-1", true, false);
     free(bytes);
-    if (st != WD_OK)
+    if (!ok)
         return false;
-    x->store = wd_store_new(&x->ctx);
-    if (x->store == NULL ||
-        wd_link_instantiate(x->store, x->m, NULL, &x->inst, &x->err) != WD_OK ||
-        wd_thread_init(&x->t, &x->ctx, 4096, 100, &x->costs, &x->err) != WD_OK)
-        return false;
-    const wd_custom *dl = custom(x->m, ".debug_line"), *ls = custom(x->m, ".debug_line_str"),
-                    *str = custom(x->m, ".debug_str");
+    const wd_custom *dl = custom(x->vm.m, ".debug_line"), *ls = custom(x->vm.m, ".debug_line_str"),
+                    *str = custom(x->vm.m, ".debug_str");
     if (dl == NULL)
         return false;
     wd_dwarf_sections s = {dl->data, dl->size, ls ? ls->data : NULL, ls ? ls->size : 0,
                            str ? str->data : NULL, str ? str->size : 0};
-    if (wd_dwarf_lines_parse(&x->ctx, &s, &x->lines.l, &x->err) != WD_OK)
+    if (wd_dwarf_lines_parse(&x->vm.ctx, &s, &x->lines.l, &x->vm.err) != WD_OK)
         return false;
-    const wd_funcdef *fd = &x->m->funcs[x->m->import_func_count];
+    const wd_funcdef *fd = &x->vm.m->funcs[x->vm.m->import_func_count];
     x->lines.code_start = fd->body_offset - leb_size(fd->body_size) -
-                          leb_size(x->m->func_count - x->m->import_func_count);
+                          leb_size(x->vm.m->func_count - x->vm.m->import_func_count);
     return true;
 }
 
 static void teardown(fixture *x)
 {
-    wd_snapshot_free(&x->ctx, &x->snap);
+    wd_snapshot_free(&x->vm.ctx, &x->snap);
     wd_dwarf_lines_free(x->lines.l);
-    wd_thread_fini(&x->t);
-    wd_store_free(x->store);
-    wd_module_free(x->m);
+    wd_test_vm_stop(&x->vm);
 }
 
 static wd_func *export(fixture *x, const char *name)
 {
-    wd_extern e;
-    if (!wd_instance_export(x->inst, name, &e) || e.kind != WD_EXTERN_FUNC)
-        return NULL;
-    return e.u.func;
+    return wd_test_vm_export(&x->vm, name);
 }
 
 static void trap_backtrace(const char *file)
@@ -138,11 +116,11 @@ static void trap_backtrace(const char *file)
     CHECK(!wd_dwarf_lookup(x.lines.l, 0x1000, &src, &line, &col)); /* after the last */
 
     wd_hooks hooks = {.ret = on_ret};
-    x.t.hooks = &hooks;
+    x.vm.t.hooks = &hooks;
     wd_func *run = export(&x, "run");
     CHECK(run != NULL);
     wd_val arg = {.i32 = 5};
-    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_TRAP);
+    CHECK_EQ(wd_eval_invoke(&x.vm.t, run, &arg, &x.vm.err), WD_TRAP);
     CHECK(x.taken);
     CHECK_EQ(x.snap.count, 3);
     const char *want_name[3] = {"g", "f", "run"};
@@ -160,14 +138,14 @@ static void trap_backtrace(const char *file)
     /* the trap's offset is the top frame's */
     wd_snapshot_entry top;
     wd_snapshot_entry_get(&x.snap, 0, NULL, NULL, &top);
-    CHECK_EQ(top.offset, x.err.offset);
+    CHECK_EQ(top.offset, x.vm.err.offset);
     CHECK(top.file == NULL);
     /* the execution went on undisturbed: a normal call works */
     arg.i32 = 3;
-    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_OK);
-    CHECK_EQ(wd_eval_results(&x.t)[0].i32, (0 + 2 + 4) + 1);
+    CHECK_EQ(wd_eval_invoke(&x.vm.t, run, &arg, &x.vm.err), WD_OK);
+    CHECK_EQ(wd_eval_results(&x.vm.t)[0].i32, (0 + 2 + 4) + 1);
     teardown(&x);
-    CHECK_EQ(x.ctx.live, 0);
+    CHECK_EQ(x.vm.ctx.live, 0);
 }
 
 TEST(prof_snapshot_trap_dwarf4)
@@ -188,26 +166,26 @@ TEST(prof_snapshot_paused)
     wd_func *run = export(&x, "run");
     CHECK(run != NULL);
     wd_val arg = {.i32 = 3};
-    x.t.tick_limit = 25;
-    CHECK_EQ(wd_eval_invoke(&x.t, run, &arg, &x.err), WD_OUT_OF_TICKS);
+    x.vm.t.tick_limit = 25;
+    CHECK_EQ(wd_eval_invoke(&x.vm.t, run, &arg, &x.vm.err), WD_OUT_OF_TICKS);
     wd_snapshot s;
-    CHECK_EQ(wd_snapshot_take(&x.ctx, &x.t, &s, &x.err), WD_OK);
-    CHECK(s.count >= 2 && s.ticks == x.t.ticks && s.ticks <= 25);
+    CHECK_EQ(wd_snapshot_take(&x.vm.ctx, &x.vm.t, &s, &x.vm.err), WD_OK);
+    CHECK(s.count >= 2 && s.ticks == x.vm.t.ticks && s.ticks <= 25);
     wd_snapshot_entry e;
     wd_snapshot_entry_get(&s, s.count - 1, lookup, &x.lines, &e);
     CHECK(strcmp(e.func_name, "run") == 0 && e.kind == WD_FRAME_ENTRY && e.line == 23);
     wd_snapshot_entry_get(&s, s.count - 2, lookup, &x.lines, &e);
     CHECK(strcmp(e.func_name, "f") == 0 && e.line >= 13 && e.line <= 18);
-    wd_snapshot_free(&x.ctx, &s);
-    x.t.tick_limit = UINT64_MAX;
-    CHECK_EQ(wd_eval_resume(&x.t, &x.err), WD_OK);
-    CHECK_EQ(wd_eval_results(&x.t)[0].i32, 7);
+    wd_snapshot_free(&x.vm.ctx, &s);
+    x.vm.t.tick_limit = UINT64_MAX;
+    CHECK_EQ(wd_eval_resume(&x.vm.t, &x.vm.err), WD_OK);
+    CHECK_EQ(wd_eval_results(&x.vm.t)[0].i32, 7);
     /* an idle thread: an empty snapshot */
-    CHECK_EQ(wd_snapshot_take(&x.ctx, &x.t, &s, &x.err), WD_OK);
+    CHECK_EQ(wd_snapshot_take(&x.vm.ctx, &x.vm.t, &s, &x.vm.err), WD_OK);
     CHECK_EQ(s.count, 0);
-    wd_snapshot_free(&x.ctx, &s);
+    wd_snapshot_free(&x.vm.ctx, &s);
     teardown(&x);
-    CHECK_EQ(x.ctx.live, 0);
+    CHECK_EQ(x.vm.ctx.live, 0);
 }
 
 /* Broken line tables: an error or a table, never a read out of bounds. */
@@ -215,7 +193,7 @@ TEST(prof_dwarf_damage)
 {
     fixture x;
     CHECK(setup(&x, "prof_dwarf.wasm"));
-    const wd_custom *dl = custom(x.m, ".debug_line");
+    const wd_custom *dl = custom(x.vm.m, ".debug_line");
     CHECK(dl != NULL);
     uint8_t *b = malloc(dl->size);
     CHECK(b != NULL);
@@ -231,7 +209,7 @@ TEST(prof_dwarf_damage)
         wd_dwarf_lines *l = NULL;
         wd_error err;
         wd_error_clear(&err);
-        if (wd_dwarf_lines_parse(&x.ctx, &s, &l, &err) == WD_OK) {
+        if (wd_dwarf_lines_parse(&x.vm.ctx, &s, &l, &err) == WD_OK) {
             const char *file;
             uint32_t line, col;
             (void)wd_dwarf_lookup(l, 0x4a, &file, &line, &col);
@@ -243,5 +221,5 @@ TEST(prof_dwarf_damage)
     }
     free(b);
     teardown(&x);
-    CHECK_EQ(x.ctx.live, 0);
+    CHECK_EQ(x.vm.ctx.live, 0);
 }

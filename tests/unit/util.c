@@ -1,7 +1,10 @@
 #include "tests/unit/util.h"
 
+#include "vm/tickmodel.h"
+
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *wd_test_shared(const char *sub, const char *file, char *buf, size_t size)
 {
@@ -32,4 +35,36 @@ uint8_t *wd_test_read_file(const char *path, size_t *size)
     fclose(f);
     *size = n;
     return buf;
+}
+
+bool wd_test_vm_start(wd_test_vm *v, const uint8_t *bytes, size_t size, const char *model, bool pvm,
+                      bool no_fuse)
+{
+    memset(v, 0, sizeof *v);
+    wd_ctx_init(&v->ctx);
+    wd_error_clear(&v->err);
+    if (wd_tickmodel_get(model, &v->costs, &v->err) != WD_OK)
+        return false;
+    wd_decode_opts opts = {.costs = &v->costs, .pvm = pvm, .no_fuse = no_fuse};
+    if (wd_decode_module(&v->ctx, bytes, size, &opts, &v->m, &v->err) != WD_OK)
+        return false;
+    v->store = wd_store_new(&v->ctx);
+    return v->store != NULL &&
+           wd_link_instantiate(v->store, v->m, NULL, &v->inst, &v->err) == WD_OK &&
+           wd_thread_init(&v->t, &v->ctx, 4096, 100, &v->costs, &v->err) == WD_OK;
+}
+
+void wd_test_vm_stop(wd_test_vm *v)
+{
+    wd_thread_fini(&v->t);
+    wd_store_free(v->store);
+    wd_module_free(v->m);
+}
+
+wd_func *wd_test_vm_export(wd_test_vm *v, const char *name)
+{
+    wd_extern e;
+    if (v->inst == NULL || !wd_instance_export(v->inst, name, &e) || e.kind != WD_EXTERN_FUNC)
+        return NULL;
+    return e.u.func;
 }

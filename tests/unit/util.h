@@ -2,6 +2,10 @@
 #ifndef WD_TESTS_UNIT_UTIL_H
 #define WD_TESTS_UNIT_UTIL_H
 
+#include "decode/decode.h"
+#include "eval/eval.h"
+#include "link/link.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -9,5 +13,25 @@
 const char *wd_test_shared(const char *sub, const char *file, char *buf, size_t size);
 /* The whole file, malloc'ed (NULL if unreadable). */
 uint8_t *wd_test_read_file(const char *path, size_t *size);
+
+/* A module decoded, instantiated (no imports) and a thread to run it. */
+typedef struct wd_test_vm {
+    wd_ctx ctx;
+    wd_costs costs;
+    wd_module *m;
+    wd_store *store;
+    wd_instance *inst;
+    wd_thread t;
+    wd_error err;
+} wd_test_vm;
+
+/* Decodes `bytes` with tick model `model` (pvm: PVM mode; no_fuse), instantiates it and
+ * makes the thread (4096 slots, 100 frames); false on any failure (err says which; stop
+ * it all the same). */
+bool wd_test_vm_start(wd_test_vm *v, const uint8_t *bytes, size_t size, const char *model, bool pvm,
+                      bool no_fuse);
+void wd_test_vm_stop(wd_test_vm *v);
+/* The exported function `name`, or NULL. */
+wd_func *wd_test_vm_export(wd_test_vm *v, const char *name);
 
 #endif
