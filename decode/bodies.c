@@ -26,7 +26,6 @@ typedef struct pool {
     wd_module *m;
     const uint8_t *bytes;
     size_t size;
-    const wd_decode_opts *opts;
     atomic_size_t next;   /* the first function of the next batch */
     atomic_size_t lowest; /* the lowest function that failed, or SIZE_MAX */
 } pool;
@@ -59,8 +58,7 @@ static void *work(void *arg)
         if (i >= end || i > atomic_load(&p->lowest))
             return NULL;
         for (size_t e = WD_MIN(i + BATCH, end); i < e; i++) {
-            w->st =
-                wd_validate_func_with(w->t, p->m, (uint32_t)i, p->bytes, p->size, p->opts, &w->err);
+            w->st = wd_validate_func_with(w->t, p->m, (uint32_t)i, p->bytes, p->size, &w->err);
             if (w->st != WD_OK) {
                 w->failed = i;
                 lower_to(&p->lowest, i);
@@ -103,7 +101,7 @@ wd_status wd_translate_bodies(wd_module *m, wd_ctx *ctx, const uint8_t *bytes, s
     for (uint32_t i = m->import_func_count; i < m->func_count; i++)
         code_bytes += m->funcs[i].body_size;
     uint32_t n = thread_count(code_bytes, ctx, opts);
-    pool p = {.m = m, .bytes = bytes, .size = size, .opts = opts};
+    pool p = {.m = m, .bytes = bytes, .size = size};
     atomic_init(&p.next, m->import_func_count);
     atomic_init(&p.lowest, SIZE_MAX);
     worker w[MAX_THREADS];

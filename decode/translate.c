@@ -45,8 +45,8 @@
  *   appending an instruction is a few stores; the insns go straight into the module's
  *   arena while they fit in its current chunk (no copy at the end). The open block's
  *   charge is kept aside (xlate.charge) until the block closes. Measured with callgrind
- *   (`loadtime --once`): bench's big.wasm 1252M -> 482M instructions, the tx-kernel in
- *   PVM mode 42.2M -> 19.2M. */
+ *   (`loadtime --once`): bench's big.wasm 1252M -> 491M instructions, the tx-kernel in
+ *   PVM mode 42.2M -> 19.3M. */
 #include "decode/validate_priv.h" /* this file's interface */
 
 #include <inttypes.h>
@@ -77,7 +77,7 @@ typedef struct frame {
 
 /* A lazy operand (see "Lazy operands" above): the value at operand height `h` is not in
  * its slot but in local `local` (a local.get) or is the constant `k` (a const). */
-enum { LZ_NONE, LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
+enum { LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
 #define MAX_LAZY 16u
 
 typedef struct lazy {
@@ -574,7 +574,7 @@ static wd_status emit_nop_cost(xlate *x)
     return emit_at(x, WD_OP_NOP_COST, 0, 0, 0, NULL, off);
 }
 
-/* Emits a CONST64 or, after a wide operation, a DATA carrying 64-bit k. */
+/* Emits a CONST64 of k into slot dst. */
 static wd_status emit_const64(xlate *x, uint32_t dst, uint64_t k)
 {
     uint32_t idx = 0;
@@ -962,17 +962,23 @@ static wd_status materialize_local(xlate *x, uint32_t idx)
     return WD_OK;
 }
 
-/* The slot to read the (popped) operand at height h from: its own, or a lazy local's; a
- * lazy constant is materialized first. Call before the next push reuses the height. */
-WD_INLINE wd_status operand(xlate *x, uint32_t h, uint32_t *at)
+/* The slot to read the (popped) operand at height h from, its lazy entry (find_lazy) being
+ * l: its own, or a lazy local's; a lazy constant is materialized first. Call before the
+ * next push reuses the height. */
+WD_INLINE wd_status operand_of(xlate *x, uint32_t h, lazy *l, uint32_t *at)
 {
-    lazy *l = find_lazy(x, h);
     if (l != NULL && l->kind == LZ_LOCAL) {
         *at = l->local;
         return WD_OK;
     }
     *at = slot(x, h);
     return l == NULL ? WD_OK : materialize_lazy(x, l, h);
+}
+
+/* operand_of the operand at height h, looked up. */
+WD_INLINE wd_status operand(xlate *x, uint32_t h, uint32_t *at)
+{
+    return operand_of(x, h, find_lazy(x, h), at);
 }
 
 /* Lazy operand l (or NULL) as an immediate of an operation on `type`, if it is a constant
@@ -998,6 +1004,13 @@ WD_INLINE bool operand_imm(xlate *x, uint32_t h, uint8_t type, uint32_t *imm)
     return lazy_imm(find_lazy(x, h), type, imm);
 }
 
+/* The DATA carrying 64-bit k after the instruction just emitted (wd_op_has_data). */
+static void put_data(xlate *x, uint64_t k)
+{
+    uint32_t idx = put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off);
+    x->insns[idx].bc = k;
+}
+
 /* Emits wide operation wop into slot(h) of the popped operand at height `from` and the
  * constant k, which goes into the DATA that follows. */
 static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, uint64_t k)
@@ -1005,8 +1018,7 @@ static wd_status emit_wide(xlate *x, uint32_t wop, uint32_t h, uint32_t from, ui
     uint32_t src = 0;
     WD_TRY(operand(x, from, &src));
     WD_TRY(emit(x, wop, slot(x, h), src, 0, NULL));
-    uint32_t idx = put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off);
-    x->insns[idx].bc = k;
+    put_data(x, k);
     return WD_OK;
 }
 
@@ -1042,47 +1054,41 @@ WD_INLINE void find_lazy2(xlate *x, uint32_t h, lazy **lo, lazy **hi)
     }
 }
 
-/* operand() of the popped operand at height h, whose lazy entry (find_lazy) is l. */
-WD_INLINE wd_status operand_of(xlate *x, uint32_t h, lazy *l, uint32_t *at)
+static bool is_signed_div(uint32_t op)
 {
-    if (l != NULL && l->kind == LZ_LOCAL) {
-        *at = l->local;
-        return WD_OK;
-    }
-    *at = slot(x, h);
-    return l == NULL ? WD_OK : materialize_lazy(x, l, h);
+    return op == WD_OP_I32_DIV_S || op == WD_OP_I32_REM_S;
 }
 
-/* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
- * taking a constant operand as an immediate where there is an immediate form. */
-/* i32 division or remainder op by the constant d, when it cannot trap (ops.def, the *_K
- * entries): the lhs at height h, its lazy operand l. An unsigned one by a power of two is
- * a shift or a mask. False: not such a case, nothing emitted. */
+/* Whether i32 division or remainder op by the constant d cannot trap and is worth a
+ * *_K form (ops.def), or a shift or mask: d is not 0, 1 or (signed) -1. */
 static bool div_by_const(uint32_t op, uint32_t d)
 {
-    bool is_signed = op == WD_OP_I32_DIV_S || op == WD_OP_I32_REM_S;
-    return is_signed ? d != 0 && d != 1 && d != UINT32_MAX : d >= 2;
+    return is_signed_div(op) ? d != 0 && d != 1 && d != UINT32_MAX : d >= 2;
 }
 
+/* Emits i32 division or remainder op of the popped lhs at height h (lazy entry l) by d
+ * (div_by_const): an unsigned one by a power of two as a shift or a mask, else its *_K
+ * form with ceil(2^64 / |d|) in a DATA. */
 static wd_status emit_div_const(xlate *x, uint32_t op, uint32_t h, lazy *l, uint32_t d)
 {
     uint32_t lhs = 0;
     WD_TRY(operand_of(x, h, l, &lhs));
-    bool is_rem = op == WD_OP_I32_REM_S || op == WD_OP_I32_REM_U;
-    if ((op == WD_OP_I32_DIV_U || op == WD_OP_I32_REM_U) && (d & (d - 1)) == 0) {
+    bool is_signed = is_signed_div(op), is_rem = op == WD_OP_I32_REM_S || op == WD_OP_I32_REM_U;
+    if (!is_signed && (d & (d - 1)) == 0) {
         uint32_t shift = 0;
         while ((d >> shift) != 1)
             shift++;
         return is_rem ? emit(x, WD_OP_I32_AND_I, slot(x, h), lhs, d - 1, NULL)
                       : emit(x, WD_OP_I32_SHR_U_I, slot(x, h), lhs, shift, NULL);
     }
-    uint32_t ad = (int32_t)d < 0 && (op == WD_OP_I32_DIV_S || op == WD_OP_I32_REM_S) ? 0u - d : d;
+    uint32_t ad = is_signed && (int32_t)d < 0 ? 0u - d : d;
     WD_TRY(emit(x, WD_OP_I32_DIV_S_K + (op - WD_OP_I32_DIV_S), slot(x, h), lhs, d, NULL));
-    uint32_t idx = put(x, WD_OP_DATA, NONE, 0, 0, 0, x->op_off);
-    x->insns[idx].bc = UINT64_MAX / ad + 1;
+    put_data(x, UINT64_MAX / ad + 1);
     return WD_OK;
 }
 
+/* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
+ * taking a constant operand as an immediate where there is an immediate form. */
 WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
 {
     const opform *f = &x->forms[op];
@@ -2061,17 +2067,13 @@ static wd_status enter(xlate *x, const wd_funcdef *fd)
     return push_ctrl(x, &f);
 }
 
-/* The start of each instruction (as in translate_body): its cost is the current one
- * (nothing in dead code). */
+/* The start of instruction op at x->op_off: its cost is the current one (nothing in dead
+ * code), and it is the next block's first when none is open. */
 WD_INLINE void begin(xlate *x, uint32_t op)
 {
-    if (x->live) {
-        x->cur = x->t->op_cost[op];
-        if (!x->open && x->bb_off == NONE)
-            x->bb_off = x->op_off;
-    } else {
-        x->cur = 0;
-    }
+    x->cur = x->cost[op];
+    if (WD_UNLIKELY(!x->open) && x->live && x->bb_off == NONE)
+        x->bb_off = x->op_off;
 }
 
 /* An instruction of class C_SLOW at x->op_off: decoded by validate.c. */
@@ -2271,9 +2273,7 @@ static wd_status translate_body(xlate *x)
         uint32_t op = t->op_of_byte[b];
         unsigned cls = t->cls[b];
         count++;
-        x->cur = x->cost[op]; /* the current cost (nothing in dead code) */
-        if (WD_UNLIKELY(!x->open) && x->live && x->bb_off == NONE)
-            x->bb_off = x->op_off;
+        begin(x, op);
         r->pos = at + 1;
         st = step(x, r, cls, op);
         if (st != WD_OK)

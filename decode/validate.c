@@ -468,12 +468,10 @@ static wd_status prefer_malformed(wd_ctx *ctx, const wd_module *m, const wd_func
 }
 
 wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_idx,
-                                const uint8_t *bytes, size_t size, const wd_decode_opts *opts,
-                                wd_error *err)
+                                const uint8_t *bytes, size_t size, wd_error *err)
 {
-    WD_ASSERT(m != NULL && opts != NULL && opts->costs != NULL && err != NULL);
+    WD_ASSERT(t != NULL && m != NULL && err != NULL);
     WD_ASSERT(func_idx >= m->import_func_count && func_idx < m->func_count);
-    (void)opts; /* the translator's */
     wd_funcdef *fd = &m->funcs[func_idx];
     WD_ASSERT(fd->type_idx < m->type_count);
     bool had_error = err->status != WD_OK;
@@ -511,7 +509,7 @@ wd_status wd_validate_func(wd_module *m, uint32_t func_idx, const uint8_t *bytes
             err->func_idx = func_idx;
         return st;
     }
-    wd_status st = wd_validate_func_with(t, m, func_idx, bytes, size, opts, err);
+    wd_status st = wd_validate_func_with(t, m, func_idx, bytes, size, err);
     wd_translator_free(t);
     return st;
 }

@@ -68,7 +68,7 @@ wd_translator *wd_translator_new(wd_ctx *ctx, const wd_decode_opts *opts);
 /* NULL is a no-op. */
 void wd_translator_free(wd_translator *t);
 /* The code goes into `a` (on the translator's context) instead of the module's arena:
- * translators on threads of their own each have one (decode.c). */
+ * translators on threads of their own each have one (bodies.c). */
 void wd_translator_set_arena(wd_translator *t, wd_arena *a);
 /* The context the translator allocates from. */
 wd_ctx *wd_translator_ctx(const wd_translator *t);
@@ -78,11 +78,10 @@ wd_ctx *wd_translator_ctx(const wd_translator *t);
 WD_NODISCARD wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx,
                                          wd_body_dec *d, wd_error *err);
 
-/* wd_validate_func (validate.h) with a translator made for the same options: decode.c
- * keeps one for all the bodies of a module. */
+/* wd_validate_func (validate.h) with translator t, made with the decoding options: bodies.c
+ * keeps one per thread for all the bodies of a module. */
 WD_NODISCARD wd_status wd_validate_func_with(wd_translator *t, wd_module *m, uint32_t func_idx,
-                                             const uint8_t *bytes, size_t size,
-                                             const wd_decode_opts *opts, wd_error *err);
+                                             const uint8_t *bytes, size_t size, wd_error *err);
 
 /* Validates and translates every body of `m` (bodies.c), on threads of their own (see
  * wd_decode_opts.threads) when `ctx` allows (wd_ctx_forkable). The error, in `err` (not

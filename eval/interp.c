@@ -907,32 +907,26 @@ loop_top:
     BINOP(I64_SHL_I, PUT64, U64(B) << (C & 63))
     BINOP(I64_SHR_S_I, PUT64, shr_s64(U64(B), C))
     BINOP(I64_SHR_U_I, PUT64, U64(B) >> (C & 63))
-#define WIDE(name, expr)                                                                           \
+/* An instruction followed by a DATA (wd_op_has_data): k_ is the DATA's 64 bits. */
+#define WITH_DATA(name, put, expr)                                                                 \
     CASE(name)                                                                                     \
     {                                                                                              \
-        uint64_t k_ = ip[1].bc; /* the DATA after it */                                            \
-        PUT64(expr);                                                                               \
+        uint64_t k_ = ip[1].bc;                                                                    \
+        put(expr);                                                                                 \
         ip += 2;                                                                                   \
         JUMP();                                                                                    \
     }
-    WIDE(I64_ADD_W, U64(B) + k_)
-    WIDE(I64_SUB_W, U64(B) - k_)
-    WIDE(I64_MUL_W, U64(B) * k_)
-    WIDE(I64_AND_W, U64(B) & k_)
-    WIDE(I64_OR_W, U64(B) | k_)
-    WIDE(I64_XOR_W, U64(B) ^ k_)
-#define DIVK(name, expr)                                                                           \
-    CASE(name)                                                                                     \
-    {                                                                                              \
-        uint64_t m_ = ip[1].bc; /* the DATA after it: ceil(2^64 / |C|) */                         \
-        PUT32(expr);                                                                               \
-        ip += 2;                                                                                   \
-        JUMP();                                                                                    \
-    }
-    DIVK(I32_DIV_S_K, wd_sdivk32(U32(B), C, m_))
-    DIVK(I32_DIV_U_K, wd_divk32(U32(B), m_))
-    DIVK(I32_REM_S_K, U32(B) - wd_sdivk32(U32(B), C, m_) * C)
-    DIVK(I32_REM_U_K, U32(B) - wd_divk32(U32(B), m_) * C)
+    WITH_DATA(I64_ADD_W, PUT64, U64(B) + k_)
+    WITH_DATA(I64_SUB_W, PUT64, U64(B) - k_)
+    WITH_DATA(I64_MUL_W, PUT64, U64(B) * k_)
+    WITH_DATA(I64_AND_W, PUT64, U64(B) & k_)
+    WITH_DATA(I64_OR_W, PUT64, U64(B) | k_)
+    WITH_DATA(I64_XOR_W, PUT64, U64(B) ^ k_)
+    /* k_ = ceil(2^64 / |C|) */
+    WITH_DATA(I32_DIV_S_K, PUT32, wd_sdivk32(U32(B), C, k_))
+    WITH_DATA(I32_DIV_U_K, PUT32, wd_divk32(U32(B), k_))
+    WITH_DATA(I32_REM_S_K, PUT32, U32(B) - wd_sdivk32(U32(B), C, k_) * C)
+    WITH_DATA(I32_REM_U_K, PUT32, U32(B) - wd_divk32(U32(B), k_) * C)
     BINOP(I32_ROTL_I, PUT32, rotl32(U32(B), C))
     BINOP(I32_ROTR_I, PUT32, rotr32(U32(B), C))
     BINOP(I64_ROTL_I, PUT64, rotl64(U64(B), C))
