@@ -41,8 +41,8 @@
 
 enum { MAX_REPS = 25, MAX_WL = 64, MAX_ARGS = 16, SLOW_REPS = 3, TIMEOUT_S = 300, CELL = 64 };
 /* Kernel rows (wasmdbg alone, tens of milliseconds a run) get at least this many runs: their
- * "profiling / metered" ratio is a difference of a few milliseconds, which five runs on a
- * shared machine do not pin down. */
+ * "profiling / metered" ratio is a difference of a few milliseconds, which the default
+ * runs on a shared machine do not pin down. */
 enum { KERNEL_REPS = 21 };
 #define SLOW_SECS 1.5
 

@@ -75,11 +75,11 @@
  * conditional branch that consumes it, and an address's i32.add with its load or store;
  * keeps a 64-bit constant operand in a DATA after its instruction; and makes an i32
  * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
- * or a shift or mask for an unsigned power of two. A fused
- * instruction costs the sum of what it replaces; executed alone it is one step. An instruction that can trap (wd_op_traps_with_result) writes a local only when a
- * `local.set` (or a `local.tee` that costs the same) was folded into it, with nothing else:
- * when it traps, the set's cost (wd_code.set_cost) is refunded with those of the
- * instructions after it.
+ * or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
+ * what it replaces; executed alone it is one step. An instruction that can trap
+ * (wd_op_traps_with_result) writes a local only when a `local.set` (or a `local.tee` that
+ * costs the same) was folded into it, with nothing else: when it traps, the set's cost
+ * (wd_code.set_cost) is refunded with those of the instructions after it.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
  * (link/runtime.h wd_func *); an externref is its host value + 1.

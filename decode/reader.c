@@ -1,11 +1,10 @@
 /* reader.c: the out-of-line cases of reader.h: LEB128 numbers longer than one byte.
  *
  * When the longest encoding of the width fits before the end (nearly always), the bytes
- * are read without a bound check each (unrolled for 32 bits, the common width; the first 8
- * bytes of a 64-bit one as a word); near the
- * end, a checked loop reports "unexpected end" at the missing byte. All apply the same
- * rules to the last byte, and leave `pos` past the bytes read, as reading byte by byte
- * does. */
+ * are read without a bound check each (unrolled for 32 bits, the common width; the first
+ * 8 bytes of a 64-bit one as one word); near the end, a checked loop reports "unexpected
+ * end" at the missing byte. All apply the same rules to the last byte, and leave `pos` past
+ * the bytes read, as reading byte by byte does. */
 #include "decode/reader.h"
 
 #include <string.h>
