@@ -1045,7 +1045,7 @@ int wd_cli_budget(int argc, char **argv)
         return code;
     }
     wd_profhook hook;
-    wd_profhook_init(&hook, &pctx, prof, false, 1000);
+    wd_profhook_init(&hook, &pctx, prof, WD_PROFHOOK_NO_TIME, 1000);
     wd_cli_pvm s;
     code = wd_cli_pvm_start_hooks(&s, nrest, rest, budget_help, true, &hook.hooks);
     free(rest);

@@ -9,20 +9,29 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 
 /* ---- the adapter ------------------------------------------------------------------------ */
 
-static int64_t clock_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int64_t wd_profhook_now(const wd_profhook *h)
 {
-    return h->with_time ? clock_ns() - h->t0 : 0;
+    if (h->clock == WD_PROFHOOK_FAST)
+        return (int64_t)(wd_clock_fast() - h->c0);
+    return h->clock == WD_PROFHOOK_NS ? wd_clock_ns() - h->t0 : 0;
+}
+
+void wd_profhook_end(wd_profhook *h, uint64_t ticks)
+{
+    if (h->clock == WD_PROFHOOK_FAST) {
+        /* The unit of the fast clock: its span against the monotonic clock's since init
+         * (the two reads at each end are some ns apart: a relative error of 1e-5 for a
+         * profile of 5 ms). */
+        int64_t ns = wd_clock_ns() - h->t0;
+        uint64_t units = wd_clock_fast() - h->c0;
+        wd_prof_time_unit(h->prof, units != 0 && ns > 0 ? (double)ns / (double)units : 1);
+    }
+    wd_prof_end(h->prof, ticks);
 }
 
 static void forget(wd_profhook *h)
@@ -168,14 +177,16 @@ static void on_big_step(void *ud, uint64_t ticks, uint64_t cost, const char *wha
         wd_prof_step(h->prof, ticks, cost, what, operand);
 }
 
-void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, bool with_time,
+void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_clock clock,
                       uint64_t step_floor)
 {
     memset(h, 0, sizeof *h);
     h->ctx = ctx;
     h->prof = prof;
-    h->with_time = with_time;
-    h->t0 = clock_ns();
+    h->clock = clock == WD_PROFHOOK_FAST && !wd_clock_fast_ok() ? WD_PROFHOOK_NS : clock;
+    h->with_time = clock != WD_PROFHOOK_NO_TIME;
+    h->t0 = wd_clock_ns();
+    h->c0 = wd_clock_fast();
     h->step_floor = step_floor;
     h->kernel_run = -1;
     h->hooks = (wd_hooks){h, on_call, on_ret, on_phase, on_big_step};

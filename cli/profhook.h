@@ -25,12 +25,23 @@ typedef struct wd_profhook_sym {
     uint8_t how;
 } wd_profhook_sym;
 
+/* How events are timed: not at all, by the monotonic clock (exact ns in a --record trace),
+ * or by the fast clock (base/clock.h: the TSC where it is invariant, else the monotonic
+ * one), whose unit wd_profhook_end tells the profiler. */
+typedef enum wd_profhook_clock {
+    WD_PROFHOOK_NO_TIME,
+    WD_PROFHOOK_NS,
+    WD_PROFHOOK_FAST,
+} wd_profhook_clock;
+
 typedef struct wd_profhook {
     wd_ctx *ctx;
     wd_prof *prof;
     wd_hooks hooks;   /* hand these to the PVM (ud is this adapter) */
+    wd_profhook_clock clock;
     bool with_time;
-    int64_t t0;       /* the clock at start, ns */
+    int64_t t0;       /* the monotonic clock at init, ns */
+    uint64_t c0;      /* the fast clock at init */
     uint64_t step_floor;
     /* Symbols by function index (entry, direct, indirect calls), kept from one module to
      * the next (every kernel run decodes the kernel again, usually unchanged): an entry is
@@ -45,11 +56,14 @@ typedef struct wd_profhook {
 } wd_profhook;
 
 /* `prof` is borrowed. Dynamic-cost steps below `step_floor` ticks are not reported. */
-void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, bool with_time,
+void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_clock clock,
                       uint64_t step_floor);
 void wd_profhook_fini(wd_profhook *h);
-/* The clock the adapter stamps events with (ns since init; 0 without time). */
+/* The clock the adapter stamps events with (since init: ns, or the fast clock's units; 0
+ * without time). */
 int64_t wd_profhook_now(const wd_profhook *h);
+/* wd_prof_end, after telling the profiler the unit of the events' clock. */
+void wd_profhook_end(wd_profhook *h, uint64_t ticks);
 
 /* Source lines from a module's DWARF .debug_line (custom sections), parsed on first use. */
 typedef struct wd_srcloc {

@@ -202,7 +202,12 @@ int wd_cli_profile(int argc, char **argv)
         return WD_EXIT_USAGE;
     }
     wd_profhook hook;
-    wd_profhook_init(&hook, &pctx, prof, o.with_time, 1000);
+    /* A recorded trace holds ns as they come: the fast clock's unit is known at the end. */
+    wd_profhook_init(&hook, &pctx, prof,
+                     !o.with_time       ? WD_PROFHOOK_NO_TIME
+                     : o.record != NULL ? WD_PROFHOOK_NS
+                                        : WD_PROFHOOK_FAST,
+                     1000);
     wd_cli_pvm s;
     code = wd_cli_pvm_start_hooks(&s, nrest, rest, profile_help, o.json, &hook.hooks);
     free(rest);
@@ -225,7 +230,7 @@ int wd_cli_profile(int argc, char **argv)
     if (st == WD_OK)
         st = run_all(&s, prof, &loc, &o, &err);
     if (st == WD_OK) {
-        wd_prof_end(prof, wd_pvm_ticks(s.pvm));
+        wd_profhook_end(&hook, wd_pvm_ticks(s.pvm));
         wd_prof_record(prof, NULL);
         st = wd_trace_writer_close(w, &err);
         w = NULL;

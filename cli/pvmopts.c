@@ -4,18 +4,11 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 #include "vm/base58.h"
 #include "vm/tickmodel.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* --timings-file: one JSON line per debug line, elapsed since start when its first chunk
  * arrived (the reference's format). */
@@ -43,7 +36,7 @@ static void on_debug(void *ud, const uint8_t *bytes, size_t size)
     if (s->timings != NULL) {
         for (size_t i = 0; i < size; i++) {
             if (s->line_size == 0)
-                s->line_start = now();
+                s->line_start = wd_clock_seconds();
             if (bytes[i] == '\n' || s->line_size == sizeof s->line - 1)
                 timings_line(s);
             if (bytes[i] != '\n')
@@ -206,7 +199,7 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
     s->cfg.version = WD_PVM_V6;
     s->cfg.preimage_dir = "preimage";
     s->cfg.dal_dir = "dal_pages";
-    s->t0 = now();
+    s->t0 = wd_clock_seconds();
     const char *rollup = NULL, *version = NULL, *v;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {

@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cli.h"
 
 static const char debug_help[] =
@@ -831,13 +831,6 @@ static void print_took(double s)
         printf("took %.0fmin%.3gs\n", (double)(long long)(s / 60), s - 60 * (double)(long long)(s / 60));
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int cmd_show(wd_repl *r, int argc, char **argv)
 {
     const char *w = argc > 1 ? argv[1] : "";
@@ -914,11 +907,11 @@ static int execute_words(wd_repl *r, int argc, char **argv)
     else if (strcmp(c, "globals") == 0 && argc == 1)
         wd_repl_globals(r);
     else if (strcmp(c, "time") == 0 && argc > 1) {
-        double t0 = now_seconds();
+        double t0 = wd_clock_seconds();
         if (!execute_words(r, argc - 1, argv + 1))
             return 0;
         wd_repl_flush_debug(r);
-        print_took(now_seconds() - t0);
+        print_took(wd_clock_seconds() - t0);
     } else
         return 0;
     return 1;

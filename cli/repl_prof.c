@@ -55,7 +55,8 @@ static bool window_start(wd_repl *r, bool with_time)
         wd_repl_error("Error: %s", err.msg);
         return false;
     }
-    wd_profhook_init(&w->hook, &w->ctx, w->prof, with_time, 1000);
+    wd_profhook_init(&w->hook, &w->ctx, w->prof,
+                     with_time ? WD_PROFHOOK_FAST : WD_PROFHOOK_NO_TIME, 1000);
     wd_profhook_timestamp(w->timestamp, sizeof w->timestamp);
     w->runs_seen = wd_repl_run_count(r);
     base_ticks = r->t->ticks;
@@ -99,7 +100,7 @@ static void window_stop(wd_repl *r, bool collapsed)
 {
     wd_repl_prof *w = &r->prof;
     wd_repl_prof_runs(r);
-    wd_prof_end(w->prof, r->t->ticks - base_ticks);
+    wd_profhook_end(&w->hook, r->t->ticks - base_ticks);
     r->fwd = NULL;
     w->on = false;
     wd_repl_flush_debug(r);

@@ -1160,6 +1160,8 @@ static bool run_json(jw *j, wd_prof *p, uint32_t i, const wd_prof_out *o)
     if (o->with_time) {
         phases_json(j, "phases_ns", NULL, r.phase_ns, r.has_phase);
         jk_i64(j, "ns", r.ns);
+        if (r.has_info) /* the PVM's own measure of the run, by the monotonic clock */
+            jk_i64(j, "wall_ns", r.wall_ns);
     }
     if (r.has_info) {
         jk_str(j, "outcome", wd_prof_outcome_name(r.outcome));

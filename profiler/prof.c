@@ -2,6 +2,7 @@
  * event rules. Outputs are in output.c, svg.c; traces in trace.c. */
 #include "profiler/prof_priv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -909,6 +910,11 @@ void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info)
         prof_nomem(p);
 }
 
+void wd_prof_time_unit(wd_prof *p, double ns_per_unit)
+{
+    p->ns_per_unit = ns_per_unit;
+}
+
 void wd_prof_end(wd_prof *p, uint64_t ticks)
 {
     if (p->rec != NULL)
@@ -917,6 +923,10 @@ void wd_prof_end(wd_prof *p, uint64_t ticks)
         return;
     if (p->status == WD_OK && p->in_run)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
+    /* Every time is a sum of differences of the clock: each converts alone. */
+    if (p->ns_per_unit != 0 && p->ns_per_unit != 1)
+        for (uint32_t i = 0; i < p->tree.count; i++)
+            p->tree.nodes[i].time = llround((double)p->tree.nodes[i].time * p->ns_per_unit);
     p->end_ticks = ticks;
     p->ended = true;
     if (p->status == WD_OK)

@@ -120,6 +120,9 @@ typedef struct wd_prof_run_info {
 /* The report of the next run that has none yet (runs in order). A run still open is closed
  * at start + effective. */
 void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info);
+/* The events' clock is not in ns but in units of `ns_per_unit` ns (a cheaper clock, whose
+ * ratio to a monotonic clock is known at the end): wd_prof_end converts the times. */
+void wd_prof_time_unit(wd_prof *p, double ns_per_unit);
 /* The end: `ticks` is the final counter (padding included). Closes what is open. */
 void wd_prof_end(wd_prof *p, uint64_t ticks);
 

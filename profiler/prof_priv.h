@@ -176,6 +176,7 @@ struct wd_prof {
 
     uint64_t calls;
     int64_t last_ns; /* the clock at the last event */
+    double ns_per_unit; /* the events' clock unit (wd_prof_time_unit; 0: ns) */
     uint64_t end_ticks;
     bool ended;
 

@@ -6,8 +6,8 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "decode/decode.h"
 
 #define MAX_REBOOTS 1000u
@@ -80,13 +80,6 @@ static void phase(wd_pvm *p, const char *name, bool begin)
     const wd_hooks *h = p->cfg.hooks;
     if (h != NULL && h->phase != NULL)
         h->phase(h->ud, p->thread.ticks, name, begin);
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void write_reboot_counter(wd_pvm *p)
@@ -541,7 +534,7 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
     wd_thread *t = &p->thread;
     p->cur = (wd_run_report){.level = p->levels - 1, .index = p->run_index++,
                              .start = t->ticks, .outcome = WD_RUN_OK};
-    p->cur_started = now_seconds();
+    p->cur_started = wd_clock_seconds();
     /* Every run is a reboot: the flag (set by the kernel, or by the PVM when it yielded)
      * is consumed and the counter decremented; the first run of a level uses the one
      * "used to read the inbox" (pvm.md section 5). */
@@ -606,7 +599,7 @@ static wd_status run_end(wd_pvm *p, wd_error *err)
     p->store = NULL;
     p->entry = NULL;
     p->stage = WD_STAGE_NONE;
-    r->seconds = now_seconds() - p->cur_started;
+    r->seconds = wd_clock_seconds() - p->cur_started;
     if (!WD_VEC_PUSH(p->ctx, &p->runs, *r))
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     return WD_OK;

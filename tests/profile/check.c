@@ -5,6 +5,9 @@
  *   check files DIR                      the files in DIR agree: folded stacks, Chrome trace,
  *                                        speedscope and JSON totals; the SVG self-contained
  *   check same A.json B.json             two profiles have the same figures per function
+ *   check clock PROFILE.json             each run's time from its events (the profiler's clock,
+ *                                        converted) fits in the PVM's own measure (wall_ns),
+ *                                        and covers at least half of the longest run's
  *
  * Prints what differs and exits 1; exits 0 silently when all holds. */
 #include <dirent.h>
@@ -273,6 +276,36 @@ static int same(const char *a_path, const char *b_path)
     return failures != 0;
 }
 
+static int clock_units(const char *path)
+{
+    json_t *prof = load(path);
+    if (prof == NULL)
+        return 1;
+    json_t *levels = json_object_get(prof, "levels");
+    long long longest = 0, its_ns = 0;
+    for (size_t l = 0; l < json_array_size(levels); l++) {
+        json_t *runs = json_object_get(json_array_get(levels, l), "runs");
+        for (size_t r = 0; r < json_array_size(runs); r++) {
+            json_t *run = json_array_get(runs, r);
+            long long ns = num(run, "ns"), wall = num(run, "wall_ns");
+            if (json_object_get(run, "wall_ns") == NULL || ns <= 0)
+                FAIL("level %zu run %zu: no time (ns %lld)", l, r, ns);
+            /* the events happen inside the PVM's interval: 2% and 20 us for the reads */
+            if (ns > wall + wall / 50 + 20000)
+                FAIL("level %zu run %zu: %lld ns from the events, %lld by the PVM", l, r, ns,
+                     wall);
+            if (wall > longest)
+                longest = wall, its_ns = ns;
+        }
+    }
+    if (longest < 200000)
+        FAIL("no run of 200 us to compare (the longest: %lld ns)", longest);
+    else if (its_ns < longest / 2)
+        FAIL("the longest run: %lld ns from the events, %lld by the PVM", its_ns, longest);
+    json_decref(prof);
+    return failures != 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "phases") == 0)
@@ -281,6 +314,8 @@ int main(int argc, char **argv)
         return files(argv[2]);
     if (argc == 4 && strcmp(argv[1], "same") == 0)
         return same(argv[2], argv[3]);
-    fprintf(stderr, "usage: check phases RUN.json PROFILE.json | files DIR | same A B\n");
+    if (argc == 3 && strcmp(argv[1], "clock") == 0)
+        return clock_units(argv[2]);
+    fprintf(stderr, "usage: check phases RUN.json PROFILE.json | files DIR | same A B | clock P\n");
     return 2;
 }

@@ -104,6 +104,12 @@ grep -q '^Detailed results for a `kernel_run`:$' "$tmp/counter/live.txt" &&
     grep -q '^Full execution with padding: 300000000000000 ticks$' "$tmp/counter/live.txt" &&
     ok=yes || ok=no
 result $ok "counter: the reference's summary layout"
+# Without --record, events are stamped by the fast clock (the TSC where it is invariant): its
+# unit converted, each run's time agrees with the PVM's measure by the monotonic clock.
+"$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+    --no-kernel-debug -o "$tmp/clock" >"$tmp/clock.txt" 2>&1 &&
+    "$check" clock "$tmp/clock/"*[0-9].json >"$tmp/clock.log" 2>&1 && ok=yes || ok=no
+result $ok "counter: times by the fast clock agree with the PVM's" "$tmp/clock.log"
 grep -q 'kernel_run trapped: unreachable' "$tmp/unreachable/live.txt" &&
     grep -q '^  #0 ' "$tmp/unreachable/live.txt" && ok=yes || ok=no
 result $ok "unreachable: the trap and its backtrace"

@@ -97,18 +97,22 @@ TEST(prof_worked_example_cct)
     worked_example(WD_PROF_CCT);
 }
 
-/* Self time follows the same rule as self ticks. */
-TEST(prof_self_time)
+/* Self time follows the same rule as self ticks; events stamped by a clock of `per_ns` units
+ * per ns (wd_prof_time_unit) give the same ns. */
+static void self_time(wd_prof_mode mode, int64_t per_ns)
 {
     wd_ctx ctx;
     wd_ctx_init(&ctx);
-    wd_prof *p = new_prof(&ctx, WD_PROF_FULL, 0);
+    wd_prof *p = new_prof(&ctx, mode, 0);
     CHECK(p != NULL);
     uint32_t f = fn(p, "f"), g = fn(p, "g");
-    wd_prof_call(p, 0, 1000, f);
-    wd_prof_call(p, 5, 1400, g);
-    wd_prof_ret(p, 9, 1500);
-    wd_prof_ret(p, 20, 2000);
+    int64_t u = per_ns;
+    wd_prof_call(p, 0, 1000 * u, f);
+    wd_prof_call(p, 5, 1400 * u, g);
+    wd_prof_ret(p, 9, 1500 * u);
+    wd_prof_ret(p, 20, 2000 * u);
+    if (per_ns != 1)
+        wd_prof_time_unit(p, 1.0 / (double)per_ns);
     wd_prof_end(p, 20);
     wd_prof_func *fs;
     uint32_t n;
@@ -128,8 +132,23 @@ TEST(prof_self_time)
         }
     }
     wd_free(&ctx, fs);
+    wd_prof_run r;
+    wd_prof_run_get(p, 0, &r);
+    CHECK_EQ(r.ns, 1000);
     wd_prof_free(p);
     CHECK_EQ(ctx.live, 0);
+}
+
+TEST(prof_self_time)
+{
+    self_time(WD_PROF_FULL, 1);
+}
+
+/* The fast clock (the TSC at 2.5 GHz here: 2.5 units per ns; 3 keeps the figures whole). */
+TEST(prof_self_time_clock_unit)
+{
+    self_time(WD_PROF_FULL, 3);
+    self_time(WD_PROF_CCT, 3);
 }
 
 /* ---- kernel runs, traps, stops ---- */
