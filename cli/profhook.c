@@ -598,7 +598,9 @@ int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o)
 {
     wd_error err;
     wd_error_clear(&err);
-    if (wd_prof_status(p, &err) != WD_OK || wd_prof_write_files(p, &o->out, &err) != WD_OK) {
+    if (wd_prof_status(p, &err) != WD_OK)
+        wd_prof_files_discard(o->files);
+    if (err.status != WD_OK || wd_prof_write_files(p, &o->out, o->files, &err) != WD_OK) {
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
         return WD_EXIT_USAGE;
     }

@@ -216,16 +216,20 @@ int wd_cli_profile(int argc, char **argv)
         wd_prof_free(prof);
         return code;
     }
-    char ts[64], *made = NULL;
+    char ts[64], base[128], *made = NULL;
     wd_profhook_timestamp(ts, sizeof ts);
+    snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
     const char *dir = NULL;
+    wd_prof_files *files = NULL;
     wd_trace_writer *w = NULL;
     wd_srcloc loc;
     wd_srcloc_init(&loc, &pctx);
     wd_status st = WD_OK;
     if (!wd_cli_prof_dir(o.out_dir ? o.out_dir : s.flamecharts_dir, &made, &dir))
         st = WD_ERR_IO;
-    else if (o.record != NULL)
+    else /* the files are created while the kernel runs */
+        files = wd_prof_files_open(&(wd_prof_out){.dir = dir, .base = base});
+    if (st == WD_OK && o.record != NULL)
         st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
     if (st == WD_OK)
         st = run_all(&s, prof, &loc, &o, &err);
@@ -238,8 +242,6 @@ int wd_cli_profile(int argc, char **argv)
     if (st == WD_OK) {
         if (s.debug_mid_line && !o.json)
             printf("\n");
-        char base[128];
-        snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
         wd_cli_prof_opts po = {
             .ctx = &pctx,
             .out = {.dir = dir, .base = base, .collapsed = o.collapsed,
@@ -248,11 +250,13 @@ int wd_cli_profile(int argc, char **argv)
                     .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts},
             .json = o.json,
             .host_per_byte = s.costs.host_per_byte,
+            .files = files,
         };
         code = wd_cli_prof_finish(prof, &po);
         if (code == WD_EXIT_OK && o.fail_on_stuck && wd_cli_pvm_had_failure(&s))
             code = WD_EXIT_FAILED;
     } else {
+        wd_prof_files_discard(files);
         if (err.msg[0] != '\0')
             fprintf(stderr, "wasmdbg: %s\n", err.msg);
         code = WD_EXIT_USAGE;

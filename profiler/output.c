@@ -1388,13 +1388,18 @@ static void tl_job_join(tl_job *j, wd_thread *th)
     (void)j;
 }
 
+/* The files' paths: DIR/BASE.EXT. */
+static void file_paths(const wd_prof_out *o, char (*paths)[4096])
+{
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++)
+        snprintf(paths[k], sizeof paths[k], "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
+}
+
 /* Opens the files (unbuffered: the writers buffer, each full buffer is one write); on
  * failure closes those opened. */
-static wd_status open_files(const wd_prof_out *o, out_file *outs, char (*paths)[4096],
-                            wd_error *err)
+static wd_status open_files(out_file *outs, char (*paths)[4096], wd_error *err)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        snprintf(paths[k], sizeof paths[k], "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
         outs[k] = (out_file){fopen(paths[k], "w"), paths[k], WD_OK, {0}};
         wd_error_clear(&outs[k].err);
         if (outs[k].f == NULL) {
@@ -1407,6 +1412,48 @@ static wd_status open_files(const wd_prof_out *o, out_file *outs, char (*paths)[
         setvbuf(outs[k].f, NULL, _IONBF, 0);
     }
     return WD_OK;
+}
+
+/* Files created ahead by a thread of their own (output.h). */
+struct wd_prof_files {
+    wd_thread th;
+    out_file outs[WD_PROF_FILE_COUNT];
+    char paths[WD_PROF_FILE_COUNT][4096];
+    wd_status st;
+    wd_error err;
+};
+
+static void *open_job(void *arg)
+{
+    wd_prof_files *x = arg;
+    x->st = open_files(x->outs, x->paths, &x->err);
+    return NULL;
+}
+
+wd_prof_files *wd_prof_files_open(const wd_prof_out *o)
+{
+    wd_prof_files *x = malloc(sizeof *x);
+    if (x == NULL)
+        return NULL;
+    file_paths(o, x->paths);
+    wd_error_clear(&x->err);
+    if (!wd_thread_start(&x->th, open_job, x)) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void wd_prof_files_discard(wd_prof_files *x)
+{
+    if (x == NULL)
+        return;
+    wd_thread_join(&x->th);
+    for (int k = 0; k < WD_PROF_FILE_COUNT && x->st == WD_OK; k++) {
+        fclose(x->outs[k].f);
+        remove(x->paths[k]);
+    }
+    free(x);
 }
 
 /* Closes the files; the first failure in file order is the result. */
@@ -1435,11 +1482,23 @@ static wd_status close_files(out_file *outs, wd_error *err)
 /* The event files are written on a thread of their own while this one writes the folded
  * stacks, the flamegraph and the JSON profile (when the profile is over: p->fin; when it is
  * big enough; and when a thread can be made: else one after the other). */
-wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
+wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *pre,
+                              wd_error *err)
 {
-    out_file outs[WD_PROF_FILE_COUNT];
+    out_file own[WD_PROF_FILE_COUNT], *outs = own;
     char paths[WD_PROF_FILE_COUNT][4096];
-    WD_TRY(open_files(o, outs, paths, err));
+    if (pre == NULL) {
+        file_paths(o, paths);
+        WD_TRY(open_files(own, paths, err));
+    } else {
+        wd_thread_join(&pre->th);
+        outs = pre->outs;
+        if (pre->st != WD_OK) {
+            wd_status st = wd_fail(err, pre->st, 0, "%s", pre->err.msg);
+            free(pre);
+            return st;
+        }
+    }
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
     wd_thread th;
     bool threaded = p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
@@ -1453,5 +1512,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_error *err)
         tl_job_join(&job, &th);
     else
         tl_job_run(&job);
-    return close_files(outs, err);
+    wd_status st = close_files(outs, err);
+    free(pre);
+    return st;
 }

@@ -300,7 +300,7 @@ static void outputs(wd_prof_mode mode, bool collapsed, uint32_t max_depth)
     CHECK(mkdtemp(dir) != NULL);
     wd_prof_out o = {.dir = dir, .base = "prof", .collapsed = collapsed, .with_time = true,
                      .max_depth = max_depth, .kernel = "k.wasm", .tick_model = "test-model"};
-    CHECK_EQ(wd_prof_write_files(p, &o, &err), WD_OK);
+    CHECK_EQ(wd_prof_write_files(p, &o, NULL, &err), WD_OK);
     char *folded = slurp(dir, ".out"), *chrome = slurp(dir, ".trace.json");
     char *ss = slurp(dir, ".speedscope.json"), *json = slurp(dir, ".json"),
          *svg = slurp(dir, ".svg");
@@ -417,7 +417,8 @@ TEST(prof_numbers_as_printf)
 }
 
 /* A profile big enough for wd_prof_write_files to write the event files on a thread: they
- * are the bytes the writers give one by one, and nothing leaks. */
+ * are the bytes the writers give one by one, and nothing leaks; files created ahead on a
+ * thread get the same bytes, are removed when discarded, and a failure names the file. */
 TEST(prof_files_on_a_thread)
 {
     wd_ctx ctx;
@@ -461,7 +462,7 @@ TEST(prof_files_on_a_thread)
     char dir[] = "/tmp/wasmdbg-prof-thread-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k", .tick_model = "m"};
-    CHECK_EQ(wd_prof_write_files(p, &o, &err), WD_OK);
+    CHECK_EQ(wd_prof_write_files(p, &o, NULL, &err), WD_OK);
     char *chrome = slurp_base(dir, "t", ".trace.json"), *ss = slurp_base(dir, "t", ".speedscope.json");
     char *folded = slurp_base(dir, "t", ".out");
     FILE *f1 = tmpfile(), *f2 = tmpfile(), *f3 = tmpfile();
@@ -473,7 +474,32 @@ TEST(prof_files_on_a_thread)
     CHECK(chrome && ss && folded && chrome1 && ss1 && folded1);
     CHECK(strlen(chrome) > 100000 && strcmp(chrome, chrome1) == 0);
     CHECK(strcmp(ss, ss1) == 0 && strcmp(folded, folded1) == 0);
+    /* files created ahead (wd_prof_files_open) get the same bytes */
+    o.base = "u";
+    wd_prof_files *pre = wd_prof_files_open(&o);
+    CHECK(pre != NULL);
+    CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_OK);
+    static const char *const same_exts[] = {".out", ".svg", ".trace.json", ".speedscope.json"};
+    for (int k = 0; k < 4; k++) {
+        char *a = slurp_base(dir, "t", same_exts[k]), *b = slurp_base(dir, "u", same_exts[k]);
+        CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    remove_outputs(dir, "u");
+    /* discarded: nothing is left */
+    o.base = "v";
+    wd_prof_files_discard(wd_prof_files_open(&o));
+    char path[512];
+    snprintf(path, sizeof path, "%s/v.out", dir);
+    CHECK(access(path, F_OK) != 0);
     remove_outputs(dir, "t");
+    /* created ahead in a directory that is not there: the write names the file */
+    o.dir = "/nonexistent-wasmdbg-dir";
+    pre = wd_prof_files_open(&o);
+    CHECK(pre != NULL);
+    CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_ERR_IO);
+    CHECK(strstr(err.msg, "/nonexistent-wasmdbg-dir/v.out: cannot write") != NULL);
     free(chrome);
     free(ss);
     free(folded);

@@ -81,7 +81,7 @@ static bool write_outputs(wd_prof *p, const char *dir)
     wd_error_clear(&err);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
                      .tick_model = "m"};
-    return wd_prof_write_files(p, &o, &err) == WD_OK;
+    return wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
 }
 
 static bool same_files(const char *a, const char *b)
