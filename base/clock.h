@@ -2,7 +2,7 @@
  *
  * wd_clock_ns and wd_clock_seconds read CLOCK_MONOTONIC. The profiler stamps every call and
  * return (20,000 events in a profile of tx-kernel-no-verif), where a clock_gettime of 32 ns
- * cost 0.7 ms: wd_clock_fast reads the invariant TSC instead (15 ns here), in its own units,
+ * cost 0.65 ms: wd_clock_fast reads the invariant TSC instead (15 ns here), in its own units,
  * when the processor has one (wd_clock_fast_ok; x86-64 only). A span in those units becomes
  * nanoseconds by the ratio of one long span measured on both clocks; it is never converted
  * with a fixed frequency. */
@@ -21,8 +21,9 @@
 int64_t wd_clock_ns(void);
 double wd_clock_seconds(void);
 
-/* Whether wd_clock_fast is the TSC, and one that ticks at a constant rate in every power
- * state and on every CPU (CPUID's invariant TSC bit); otherwise it is wd_clock_ns. */
+/* Whether spans of wd_clock_fast may be timed: it is the monotonic clock, or a TSC that
+ * ticks at a constant rate in every power state and on every CPU (CPUID's invariant TSC
+ * bit). When false, time with wd_clock_ns. */
 bool wd_clock_fast_ok(void);
 
 static inline uint64_t wd_clock_fast(void)

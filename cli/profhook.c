@@ -184,7 +184,6 @@ void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_cl
     h->ctx = ctx;
     h->prof = prof;
     h->clock = clock == WD_PROFHOOK_FAST && !wd_clock_fast_ok() ? WD_PROFHOOK_NS : clock;
-    h->with_time = clock != WD_PROFHOOK_NO_TIME;
     h->t0 = wd_clock_ns();
     h->c0 = wd_clock_fast();
     h->step_floor = step_floor;

@@ -39,7 +39,6 @@ typedef struct wd_profhook {
     wd_prof *prof;
     wd_hooks hooks;   /* hand these to the PVM (ud is this adapter) */
     wd_profhook_clock clock;
-    bool with_time;
     int64_t t0;       /* the monotonic clock at init, ns */
     uint64_t c0;      /* the fast clock at init */
     uint64_t step_floor;
