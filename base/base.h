@@ -48,4 +48,17 @@ static inline int wd_hex_digit(int c)
                                   : -1;
 }
 
+/* Decodes the 2 * n hex digits at hex into n bytes at out; false at the first character
+ * that is not a hex digit (out is then partly written). */
+static inline bool wd_hex_decode(const char *hex, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        int hi = wd_hex_digit(hex[2 * i]), lo = wd_hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
+}
+
 #endif

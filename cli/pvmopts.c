@@ -69,21 +69,6 @@ static int usage(const char *help, const char *fmt, const char *arg)
     return WD_EXIT_USAGE;
 }
 
-static bool hex_decode(const char *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n / 2; i++) {
-        int v = 0;
-        for (int k = 0; k < 2; k++) {
-            int d = wd_hex_digit(h[2 * i + (size_t)k]);
-            if (d < 0)
-                return false;
-            v = v * 16 + d;
-        }
-        out[i] = (uint8_t)v;
-    }
-    return n % 2 == 0;
-}
-
 /* One `set` instruction of an installer config. */
 static wd_status installer_set(wd_cli_pvm *s, const char *value, const char *to, int line,
                                wd_error *err)
@@ -93,7 +78,7 @@ static wd_status installer_set(wd_cli_pvm *s, const char *value, const char *to,
     uint8_t *bytes = malloc(n / 2 + 1);
     if (bytes == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    if (!hex_decode(value, n, bytes)) {
+    if (n % 2 != 0 || !wd_hex_decode(value, n / 2, bytes)) {
         free(bytes);
         return wd_fail(err, WD_ERR_USAGE, 0, "%s%s%.0d: `value` is not hexadecimal", path,
                        line ? ":" : "", line);

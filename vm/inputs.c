@@ -225,17 +225,6 @@ static wd_status check_hex(loader *l, int f, const char *hex, size_t len, size_t
     return WD_OK;
 }
 
-static void put_hex(uint8_t *out, const char *hex, size_t size)
-{
-    for (size_t i = 0; i < size; i++) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++) {
-            v = v << 4 | (unsigned)wd_hex_digit(hex[2 * i + (size_t)k]);
-        }
-        out[i] = (uint8_t)v;
-    }
-}
-
 static wd_status check_size(loader *l, size_t size)
 {
     if (size > WD_INPUT_MAX_MESSAGE)
@@ -261,7 +250,7 @@ static wd_status hex_message(loader *l, size_t obj, json_t *v, int f, wd_input_m
     if (data == NULL)
         return nomem(l);
     data[0] = 0x01;
-    put_hex(data + tag, hex, len / 2);
+    (void)wd_hex_decode(hex, len / 2, data + tag); /* check_hex passed */
     out->data = data;
     out->size = (uint32_t)size;
     return WD_OK;

@@ -372,8 +372,7 @@ static wd_status decode_bytes(parser *p, node *n)
     uint8_t *b = arena_get(p, size);
     if (b == NULL)
         return nomem(p);
-    for (size_t i = 0; i < size; i++)
-        b[i] = (uint8_t)(wd_hex_digit(hex[2 * i]) << 4 | wd_hex_digit(hex[2 * i + 1]));
+    (void)wd_hex_decode(hex, size, b); /* the lexer took hex digits only */
     n->data = b;
     n->size = size;
     n->enc_size = 5 + (uint64_t)size;
