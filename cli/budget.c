@@ -993,7 +993,11 @@ static int measure_and_go(wd_cli_pvm *s, const copts *o, bool is_check, budget *
     if (st == WD_OK)
         st = measure(s, prof, &m, &err);
     int code;
-    if (st != WD_OK) {
+    if (st == WD_PAUSED) { /* Ctrl-C: a partial measure checks nothing */
+        wd_cli_pvm_print_interrupt(s, NULL, NULL);
+        fprintf(stderr, "wasmdbg: the budget was neither checked nor written\n");
+        code = WD_EXIT_INTERRUPTED;
+    } else if (st != WD_OK) {
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
         code = WD_EXIT_USAGE;
     } else {

@@ -5,6 +5,7 @@
 #include "cli/profhook.h"
 #include "cli/pvmopts.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,21 @@ int wd_cli_profile(int argc, char **argv)
         st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
     if (st == WD_OK)
         st = run_all(&s, prof, &loc, &o, &err);
+    bool interrupted = st == WD_PAUSED; /* Ctrl-C: the profile ends where the kernel was */
+    if (interrupted) {
+        wd_cli_pvm_print_interrupt(&s, wd_srcloc_lookup, &loc);
+        const wd_run_report *cur = wd_pvm_current_run(s.pvm);
+        if (cur != NULL) { /* its open calls close at the tick it was stopped at */
+            wd_run_report r = *cur;
+            r.effective = wd_pvm_ticks(s.pvm) - r.start;
+            r.outcome = WD_RUN_STUCK;
+            snprintf(r.reason, sizeof r.reason, "interrupted (Ctrl-C) at tick %" PRIu64,
+                     wd_pvm_ticks(s.pvm));
+            wd_prof_run_info info = wd_profhook_run_info(&r, 0, r.reason, o.with_time);
+            wd_prof_run_info_add(prof, &info);
+        }
+        st = WD_OK;
+    }
     if (st == WD_OK) {
         wd_profhook_end(&hook, wd_pvm_ticks(s.pvm));
         wd_prof_record(prof, NULL);
@@ -255,6 +271,8 @@ int wd_cli_profile(int argc, char **argv)
         code = wd_cli_prof_finish(prof, &po);
         if (code == WD_EXIT_OK && o.fail_on_stuck && wd_cli_pvm_had_failure(&s))
             code = WD_EXIT_FAILED;
+        if (code == WD_EXIT_OK && interrupted)
+            code = WD_EXIT_INTERRUPTED;
     } else {
         wd_prof_files_discard(files);
         if (err.msg[0] != '\0')

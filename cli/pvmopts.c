@@ -1,7 +1,9 @@
 /* pvmopts.c: the reference debugger's options, shared by the PVM subcommands. */
 #include "cli/pvmopts.h"
 
+#include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,7 @@ static void on_debug(void *ud, const uint8_t *bytes, size_t size)
         fwrite(bytes, 1, size, f);
         fflush(f);
         s->debug_mid_line = !s->debug_to_stderr && bytes[size - 1] != '\n';
+        s->debug_err_mid_line = s->debug_to_stderr && bytes[size - 1] != '\n';
     }
 }
 
@@ -280,6 +283,23 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
     return -1;
 }
 
+/* Ctrl-C while kernels run: the first asks the kernel run to stop at its next block
+ * boundary or call (the thread's pending flag), so that a kernel that loops (the PVM would
+ * give it a whole period: 50e12 ticks) can be stopped and shown where it was; a second one
+ * ends the process as Ctrl-C always does. */
+static wd_thread *volatile sigint_thread;
+
+static void on_sigint(int sig)
+{
+    wd_thread *t = sigint_thread;
+    if (t == NULL || t->pending) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    t->pending = 1;
+}
+
 wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err)
 {
     const wd_inbox *inbox = NULL;
@@ -287,7 +307,51 @@ wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err)
     if (*more)
         inbox = &s->inputs->inboxes[s->next_inbox++];
     WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
-    return wd_pvm_run_until_input(s->pvm, err);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigint_thread = wd_pvm_thread(s->pvm);
+    sigaction(SIGINT, &sa, &old);
+    wd_status st = wd_pvm_run_until_input(s->pvm, err);
+    sigaction(SIGINT, &old, NULL);
+    sigint_thread = NULL;
+    return st;
+}
+
+void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
+{
+    enum { SHOWN = 20 };
+    wd_thread *t = wd_pvm_thread(s->pvm);
+    const wd_run_report *r = wd_pvm_current_run(s->pvm);
+    if (s->debug_mid_line) /* the kernel's last debug line is left open */
+        fputc('\n', stdout);
+    if (s->debug_err_mid_line)
+        fputc('\n', stderr);
+    s->debug_mid_line = s->debug_err_mid_line = false;
+    fflush(stdout);
+    fprintf(stderr, "wasmdbg: interrupted at tick %" PRIu64, t->ticks);
+    if (r != NULL)
+        fprintf(stderr, " (level %u, kernel run %u, %" PRIu64 " ticks into it)", r->level,
+                r->index, t->ticks - r->start);
+    fputc('\n', stderr);
+    wd_snapshot snap;
+    wd_error err;
+    if (wd_snapshot_take(&s->ctx, t, &snap, &err) != WD_OK)
+        return;
+    for (uint32_t i = 0; i < snap.count && i < SHOWN; i++) {
+        wd_snapshot_entry e;
+        wd_snapshot_entry_get(&snap, i, loc, loc_ud, &e);
+        fprintf(stderr, "  %s %s", i == 0 ? "in" : "called from", e.func_name);
+        if (e.kind != WD_FRAME_HOST)
+            fprintf(stderr, " (module offset 0x%x)", e.offset);
+        if (e.file != NULL)
+            fprintf(stderr, " at %s:%u", e.file, e.line);
+        fputc('\n', stderr);
+    }
+    if (snap.count > SHOWN)
+        fprintf(stderr, "  ... %u more frames\n", snap.count - SHOWN);
+    wd_snapshot_free(&s->ctx, &snap);
 }
 
 wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err)

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "eval/snapshot.h"
 #include "vm/inputs.h"
 #include "vm/pvm.h"
 
@@ -31,6 +32,7 @@ typedef struct wd_cli_pvm {
     bool kernel_debug;
     bool debug_to_stderr; /* stdout carries a document (--json) */
     bool debug_mid_line;  /* the kernel's debug output so far does not end with a newline */
+    bool debug_err_mid_line; /* the same, when it goes to stderr */
     wd_costs costs;
     wd_pvm_config cfg;
     wd_pvm *pvm;
@@ -58,6 +60,12 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
 WD_NODISCARD wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err);
 /* Every inbox of the inputs file, stopping early when the PVM is stuck. */
 WD_NODISCARD wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err);
+/* Both return WD_PAUSED when Ctrl-C stopped the kernel run (suspended where it was): the
+ * command then prints where (wd_cli_pvm_print_interrupt: tick, level, run, call stack with
+ * module offsets, and source lines when `loc` finds them) and what it has, and exits
+ * WD_EXIT_INTERRUPTED. */
+#define WD_EXIT_INTERRUPTED 130
+void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud);
 void wd_cli_pvm_finish(wd_cli_pvm *s);
 /* Whether a kernel run trapped or got stuck, or the PVM is stuck (--fail-on-stuck). */
 bool wd_cli_pvm_had_failure(const wd_cli_pvm *s);

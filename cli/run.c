@@ -178,6 +178,15 @@ int wd_cli_run(int argc, char **argv)
     wd_error err;
     wd_error_clear(&err);
     wd_status st = wd_cli_pvm_run_all(&s, &err);
+    if (st == WD_PAUSED) { /* Ctrl-C: where the kernel was, then the runs that ended */
+        wd_cli_pvm_print_interrupt(&s, NULL, NULL);
+        if (json)
+            print_json(&s, with_time);
+        else
+            print_text(&s, with_time);
+        wd_cli_pvm_finish(&s);
+        return WD_EXIT_INTERRUPTED;
+    }
     if (st != WD_OK) {
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
         wd_cli_pvm_finish(&s);

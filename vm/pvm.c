@@ -3,6 +3,7 @@
  * gives for it, so every observable tick figure is the model's exact sum. */
 #include "vm/pvm.h"
 
+#include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
@@ -689,8 +690,10 @@ wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err)
     wd_pvm_stop stop = WD_STOP_GOAL;
     while (p->state == WD_PVM_SNAPSHOT || p->state == WD_PVM_EVAL) {
         WD_TRY(wd_pvm_advance(p, WD_GOAL_INPUT, 0, &stop, err));
-        if (stop == WD_STOP_PAUSED)
-            continue; /* nobody asked for a pause here: go on */
+        if (stop == WD_STOP_PAUSED && p->thread.pending)
+            return wd_fail(err, WD_PAUSED, 0, "interrupted at tick %" PRIu64,
+                           p->thread.ticks);
+        /* any other pause: nobody asked for it here, go on */
     }
     return WD_OK;
 }

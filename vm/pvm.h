@@ -90,7 +90,9 @@ WD_NODISCARD wd_status wd_pvm_load_inbox(wd_pvm *p, const wd_inbox *inbox, wd_er
  * or yield decision). Its report is appended to the run list. */
 WD_NODISCARD wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err);
 
-/* Kernel runs until the PVM waits for input or is stuck. */
+/* Kernel runs until the PVM waits for input or is stuck. A pause asked for through the
+ * thread's `pending` flag (an interrupt: Ctrl-C in `wasmdbg run`) returns WD_PAUSED with the
+ * kernel run suspended where it was (state EVAL); clear the flag to go on. */
 WD_NODISCARD wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err);
 
 /* Runs until `goal` (n: ticks or instructions), a pause, input needed or stuck; *stop

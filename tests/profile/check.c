@@ -7,7 +7,7 @@
  *   check same A.json B.json             two profiles have the same figures per function
  *   check clock PROFILE.json             each run's time from its events (the profiler's clock,
  *                                        converted) fits in the PVM's own measure (wall_ns),
- *                                        and covers at least half of the longest run's
+ *                                        and covers at least 1/8 of the longest run's
  *
  * Prints what differs and exits 1; exits 0 silently when all holds. */
 #include <dirent.h>
@@ -300,7 +300,10 @@ static int clock_units(const char *path)
     }
     if (longest < 200000)
         FAIL("no run of 200 us to compare (the longest: %lld ns)", longest);
-    else if (its_ns < longest / 2)
+    /* A lower bound that a loaded machine keeps (it measured a quarter once: a run's setup,
+     * before its first event, waited behind other work), and that still fails a clock
+     * converted twice or upside down (off by 9 with this machine's 3 GHz counter). */
+    else if (its_ns < longest / 8)
         FAIL("the longest run: %lld ns from the events, %lld by the PVM", its_ns, longest);
     json_decref(prof);
     return failures != 0;

@@ -150,6 +150,55 @@ result $ok "text kernels get symbols" "$tmp/wast.txt"
 result $ok "usage and input errors exit 2" "$tmp/e3"
 
 # The SVG in a browser: the script runs, zooms and searches.
+# Ctrl-C on a kernel that loops (the PVM would give it a whole period, 50e12 ticks):
+# interrupt NAME CMD... starts CMD, waits for the kernel's "looping" (it is in its loop then,
+# and the handler is set), sends SIGINT, and checks the exit status (130) and that stderr
+# names the tick, the looping function and its caller.
+interrupt() {
+    local name=$1 d=$tmp/int-$1 i=0
+    shift
+    mkdir -p "$d"
+    "$@" >"$d/out" 2>"$d/err" &
+    local pid=$!
+    while ! grep -q looping "$d/out" 2>/dev/null && [ $i -lt 600 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    sleep 0.2
+    kill -INT "$pid" 2>/dev/null
+    for ((i = 0; i < 600; i++)); do # at most 30 s more (files written under ASan)
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid"
+    local st=$?
+    ok=yes
+    [ $st -eq 130 ] || ok=no
+    grep -Eq '^wasmdbg: interrupted at tick [0-9]+ \(level 0, kernel run 0, [0-9]+ ticks into it\)$' \
+        "$d/err" || ok=no
+    grep -Eq '^  in spin \(module offset 0x[0-9a-f]+\)$' "$d/err" || ok=no
+    grep -Eq '^  called from kernel_run \(module offset 0x[0-9a-f]+\)$' "$d/err" || ok=no
+    { echo "exit $st"; cat "$d/err"; } >"$d/log"
+    result $ok "Ctrl-C stops a looping kernel and says where: $name" "$d/log"
+}
+loop=tests/profile/loop.wat
+interrupt run "$wasmdbg" run "$loop" --inputs "$tmp/one-empty.json"
+grep -q '^status: evaluating$' "$tmp/int-run/out" && ok=yes || ok=no
+result $ok "run, interrupted: the report of what ran, the PVM still evaluating" "$tmp/int-run/out"
+interrupt profile "$wasmdbg" profile "$loop" --inputs "$tmp/one-empty.json" -o "$tmp/int-prof"
+# the profile is written, the open calls closed at the tick of the interrupt
+awk '$1 == "kernel_run;spin" && $2 > 1000000 { found = 1 } END { exit !found }' \
+    "$tmp/int-prof/"*.out && "$check" files "$tmp/int-prof" >"$tmp/int-prof.log" 2>&1 &&
+    grep -q 'kernel_run stuck: interrupted (Ctrl-C) at tick' "$tmp/int-profile/out" &&
+    ok=yes || ok=no
+result $ok "profile, interrupted: its files, spin's ticks up to the interrupt" "$tmp/int-prof.log"
+interrupt budget "$wasmdbg" budget update "$loop" --inputs "$tmp/one-empty.json" \
+    --budget "$tmp/int-budget.json"
+[ ! -e "$tmp/int-budget.json" ] && grep -q 'neither checked nor written' "$tmp/int-budget/err" &&
+    ok=yes || ok=no
+result $ok "budget update, interrupted: no budget written" "$tmp/int-budget/err"
+
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$browser" ]; then
     svg=$(ls "$tmp/counter/live/"*.svg)
