@@ -50,8 +50,7 @@ static void on_debug(void *ud, const uint8_t *bytes, size_t size)
         FILE *f = s->debug_to_stderr ? stderr : stdout;
         fwrite(bytes, 1, size, f);
         fflush(f);
-        s->debug_mid_line = !s->debug_to_stderr && bytes[size - 1] != '\n';
-        s->debug_err_mid_line = s->debug_to_stderr && bytes[size - 1] != '\n';
+        s->debug_mid_line = bytes[size - 1] != '\n';
     }
 }
 
@@ -325,10 +324,8 @@ void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
     wd_thread *t = wd_pvm_thread(s->pvm);
     const wd_run_report *r = wd_pvm_current_run(s->pvm);
     if (s->debug_mid_line) /* the kernel's last debug line is left open */
-        fputc('\n', stdout);
-    if (s->debug_err_mid_line)
-        fputc('\n', stderr);
-    s->debug_mid_line = s->debug_err_mid_line = false;
+        fputc('\n', s->debug_to_stderr ? stderr : stdout);
+    s->debug_mid_line = false;
     fflush(stdout);
     fprintf(stderr, "wasmdbg: interrupted at tick %" PRIu64, t->ticks);
     if (r != NULL)

@@ -31,8 +31,8 @@ typedef struct wd_cli_pvm {
     const char *flamecharts_dir, *model_name;
     bool kernel_debug;
     bool debug_to_stderr; /* stdout carries a document (--json) */
-    bool debug_mid_line;  /* the kernel's debug output so far does not end with a newline */
-    bool debug_err_mid_line; /* the same, when it goes to stderr */
+    bool debug_mid_line;  /* the kernel's debug output so far (on stdout, or on stderr with
+                             debug_to_stderr) does not end with a newline */
     wd_costs costs;
     wd_pvm_config cfg;
     wd_pvm *pvm;

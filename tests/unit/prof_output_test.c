@@ -268,10 +268,9 @@ static char *read_stream(FILE *f)
 /* Removes the five files of a profile named `base` in dir, and dir. */
 static void remove_outputs(const char *dir, const char *base)
 {
-    static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < WD_PROF_FILE_COUNT; i++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/%s%s", dir, base, exts[i]);
+        snprintf(path, sizeof path, "%s/%s%s", dir, base, wd_prof_file_ext[i]);
         unlink(path);
     }
     rmdir(dir);
