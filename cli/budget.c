@@ -310,28 +310,28 @@ typedef struct measured {
     bool failed;               /* a run trapped or failed, or the PVM is stuck */
 } measured;
 
-static void report_runs(wd_cli_pvm *s, wd_prof *prof, uint32_t *seen)
+static void report_runs(wd_cli_pvm *s, wd_profhook *hook, uint32_t *seen)
 {
     uint32_t n;
     const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
     for (; *seen < n; (*seen)++) {
         const wd_run_report *r = &runs[*seen];
         wd_prof_run_info info = wd_profhook_run_info(r, 0, NULL, false);
-        wd_prof_run_info_add(prof, &info);
+        wd_profhook_add_run(hook, &info);
     }
 }
 
-static wd_status run_all(wd_cli_pvm *s, wd_prof *prof, wd_error *err)
+static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_error *err)
 {
     uint32_t seen = 0, count = s->inputs ? s->inputs->count : 0;
     for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
         bool more;
-        wd_prof_level(prof, wd_pvm_level(s->pvm));
+        wd_profhook_level(hook, wd_pvm_level(s->pvm));
         WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
-        report_runs(s, prof, &seen);
+        report_runs(s, hook, &seen);
     }
-    wd_prof_end(prof, wd_pvm_ticks(s->pvm));
-    return wd_prof_status(prof, err);
+    wd_profhook_end(hook, wd_pvm_ticks(s->pvm));
+    return wd_prof_status(hook->prof, err);
 }
 
 static wd_status measure(wd_cli_pvm *s, wd_prof *prof, measured *m, wd_error *err)
@@ -983,13 +983,14 @@ static int update(wd_cli_pvm *s, const copts *o, const budget *old, bool had_old
 }
 
 static int measure_and_go(wd_cli_pvm *s, const copts *o, bool is_check, budget *b,
-                          bool had_old, wd_prof *prof, wd_ctx *pctx)
+                          bool had_old, wd_profhook *hook, wd_ctx *pctx)
 {
+    wd_prof *prof = hook->prof;
     wd_error err;
     wd_error_clear(&err);
     measured m;
     memset(&m, 0, sizeof m);
-    wd_status st = run_all(s, prof, &err);
+    wd_status st = run_all(s, hook, &err);
     if (st == WD_OK)
         st = measure(s, prof, &m, &err);
     int code;
@@ -1049,12 +1050,13 @@ int wd_cli_budget(int argc, char **argv)
         return code;
     }
     wd_profhook hook;
-    wd_profhook_init(&hook, &pctx, prof, WD_PROFHOOK_NO_TIME, 1000);
+    /* Not threaded: the budget's own allocations share the profiler's context. */
+    wd_profhook_init(&hook, &pctx, prof, WD_PROFHOOK_NO_TIME, 1000, false);
     wd_cli_pvm s;
     code = wd_cli_pvm_start_hooks(&s, nrest, rest, budget_help, true, &hook.hooks);
     free(rest);
     if (code < 0) {
-        code = measure_and_go(&s, &o, is_check, &b, had_old, prof, &pctx);
+        code = measure_and_go(&s, &o, is_check, &b, had_old, &hook, &pctx);
         wd_cli_pvm_finish(&s);
     }
     wd_profhook_fini(&hook);

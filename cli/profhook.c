@@ -29,9 +29,20 @@ void wd_profhook_end(wd_profhook *h, uint64_t ticks)
          * profile of 5 ms). */
         int64_t ns = wd_clock_ns() - h->t0;
         uint64_t units = wd_clock_fast() - h->c0;
-        wd_prof_time_unit(h->prof, units != 0 && ns > 0 ? (double)ns / (double)units : 1);
+        wd_prof_feed_time_unit(&h->feed,
+                               units != 0 && ns > 0 ? (double)ns / (double)units : 1);
     }
-    wd_prof_end(h->prof, ticks);
+    wd_prof_feed_end(&h->feed, ticks);
+}
+
+void wd_profhook_level(wd_profhook *h, uint32_t level)
+{
+    wd_prof_feed_level(&h->feed, level);
+}
+
+void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info)
+{
+    wd_prof_feed_run_info(&h->feed, info);
 }
 
 static void forget(wd_profhook *h)
@@ -87,17 +98,16 @@ static WD_NOINLINE uint32_t host_symbol(wd_profhook *h, const wd_func *f)
         if (x->func != NULL || x->idx != f->idx)
             continue;
         /* an earlier run's: the same symbol when the same import */
-        wd_prof_sym_info si;
-        wd_prof_symbol_get(h->prof, x->sym, &si);
+        const char *raw = wd_prof_feed_symbol_raw(&h->feed, x->sym);
         size_t n = strlen(mod);
-        if (strncmp(si.raw, mod, n) == 0 && si.raw[n] == '.' && strcmp(si.raw + n + 1, fn) == 0) {
+        if (strncmp(raw, mod, n) == 0 && raw[n] == '.' && strcmp(raw + n + 1, fn) == 0) {
             x->func = f;
             return x->sym;
         }
     }
     char name[160];
     snprintf(name, sizeof name, "%s.%s", mod, fn);
-    uint32_t sym = wd_prof_symbol(h->prof, WD_PROF_HOST, f->idx, name, strlen(name));
+    uint32_t sym = wd_prof_feed_symbol(&h->feed, WD_PROF_HOST, f->idx, name, strlen(name));
     if (h->host_count < WD_ARRAY_COUNT(h->hosts))
         h->hosts[h->host_count++] = (wd_profhook_host){f, f->idx, sym};
     return sym;
@@ -114,9 +124,8 @@ static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int sl
                              ? &h->cache[(size_t)slot * h->cache_count + f->idx]
                              : NULL;
     if (e != NULL && e->sym != UINT32_MAX && e->how == how) {
-        wd_prof_sym_info si;
-        wd_prof_symbol_get(h->prof, e->sym, &si);
-        if (how != HOW_NAMED || strcmp(si.raw, m->names.funcs[f->idx]) == 0) {
+        if (how != HOW_NAMED ||
+            strcmp(wd_prof_feed_symbol_raw(&h->feed, e->sym), m->names.funcs[f->idx]) == 0) {
             e->gen = h->gen;
             return e->sym;
         }
@@ -124,7 +133,7 @@ static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int sl
     char buf[48];
     const char *name = how == HOW_KERNEL_RUN ? "kernel_run"
                                              : wd_module_func_name(m, f->idx, buf, sizeof buf);
-    uint32_t sym = wd_prof_symbol(h->prof, kinds[slot], f->idx, name, strlen(name));
+    uint32_t sym = wd_prof_feed_symbol(&h->feed, kinds[slot], f->idx, name, strlen(name));
     if (e != NULL && sym != UINT32_MAX)
         *e = (wd_profhook_sym){sym, h->gen, how};
     return sym;
@@ -146,14 +155,14 @@ static void on_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_k
                                        : NULL;
         sym = WD_LIKELY(e != NULL && e->gen == h->gen) ? e->sym : wasm_symbol(h, f, slot);
     }
-    wd_prof_call(h->prof, ticks, wd_profhook_now(h), sym);
+    wd_prof_feed_call(&h->feed, ticks, wd_profhook_now(h), sym);
 }
 
 static void on_ret(void *ud, uint64_t ticks, const struct wd_func *f)
 {
     wd_profhook *h = ud;
     (void)f;
-    wd_prof_ret(h->prof, ticks, wd_profhook_now(h));
+    wd_prof_feed_ret(&h->feed, ticks, wd_profhook_now(h));
 }
 
 static void on_phase(void *ud, uint64_t ticks, const char *name, bool begin)
@@ -166,7 +175,7 @@ static void on_phase(void *ud, uint64_t ticks, const char *name, bool begin)
         for (uint32_t i = 0; i < h->host_count; i++)
             h->hosts[i].func = NULL;
     }
-    wd_prof_phase(h->prof, ticks, wd_profhook_now(h), name, begin);
+    wd_prof_feed_phase(&h->feed, ticks, wd_profhook_now(h), name, begin);
 }
 
 static void on_big_step(void *ud, uint64_t ticks, uint64_t cost, const char *what,
@@ -174,14 +183,19 @@ static void on_big_step(void *ud, uint64_t ticks, uint64_t cost, const char *wha
 {
     wd_profhook *h = ud;
     if (cost >= h->step_floor)
-        wd_prof_step(h->prof, ticks, cost, what, operand);
+        wd_prof_feed_step(&h->feed, ticks, cost, what, operand);
 }
 
 void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_clock clock,
-                      uint64_t step_floor)
+                      uint64_t step_floor, bool threaded)
 {
     memset(h, 0, sizeof *h);
-    h->ctx = ctx;
+    h->parent = h->ctx = ctx;
+    if (threaded && wd_ctx_forkable(ctx)) {
+        wd_ctx_fork(ctx, &h->own);
+        h->ctx = &h->own;
+    }
+    wd_prof_feed_init(&h->feed, h->ctx, prof, threaded);
     h->prof = prof;
     h->clock = clock == WD_PROFHOOK_FAST && !wd_clock_fast_ok() ? WD_PROFHOOK_NS : clock;
     h->t0 = wd_clock_ns();
@@ -194,6 +208,9 @@ void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_cl
 void wd_profhook_fini(wd_profhook *h)
 {
     forget(h);
+    wd_prof_feed_fini(&h->feed);
+    if (h->ctx == &h->own)
+        wd_ctx_join(h->parent, &h->own);
 }
 
 /* ---- source lines ----------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 
 #include "eval/snapshot.h"
 #include "profiler/dwarf.h"
+#include "profiler/feed.h"
 #include "profiler/output.h"
 #include "profiler/prof.h"
 #include "vm/pvm.h"
@@ -35,8 +36,10 @@ typedef enum wd_profhook_clock {
 } wd_profhook_clock;
 
 typedef struct wd_profhook {
-    wd_ctx *ctx;
+    wd_ctx *ctx;      /* the adapter's own (a fork of the context given, when threaded) */
+    wd_ctx *parent, own;
     wd_prof *prof;
+    wd_prof_feed feed; /* the events go through it (profiler/feed.h) */
     wd_hooks hooks;   /* hand these to the PVM (ud is this adapter) */
     wd_profhook_clock clock;
     int64_t t0;       /* the monotonic clock at init, ns */
@@ -54,15 +57,23 @@ typedef struct wd_profhook {
     uint32_t host_count;
 } wd_profhook;
 
-/* `prof` is borrowed. Dynamic-cost steps below `step_floor` ticks are not reported. */
+/* `prof` is borrowed. Dynamic-cost steps below `step_floor` ticks are not reported.
+ * `threaded`: the profiler's events are applied on another thread (profiler/feed.h) while
+ * the kernel runs; the profiler and its context must then be left alone until
+ * wd_profhook_end, and the caller's other allocations made from h->ctx (a fork of `ctx`),
+ * not from the profiler's. */
 void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_clock clock,
-                      uint64_t step_floor);
+                      uint64_t step_floor, bool threaded);
 void wd_profhook_fini(wd_profhook *h);
 /* The clock the adapter stamps events with (since init: ns, or the fast clock's units; 0
  * without time). */
 int64_t wd_profhook_now(const wd_profhook *h);
-/* wd_prof_end, after telling the profiler the unit of the events' clock. */
+/* wd_prof_end, after telling the profiler the unit of the events' clock; the profiler is
+ * the caller's again when it returns. */
 void wd_profhook_end(wd_profhook *h, uint64_t ticks);
+/* wd_prof_level and wd_prof_run_info_add, in order with the events. */
+void wd_profhook_level(wd_profhook *h, uint32_t level);
+void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info);
 
 /* Source lines from a module's DWARF .debug_line (custom sections), parsed on first use. */
 typedef struct wd_srcloc {

@@ -106,7 +106,7 @@ static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
 }
 /* The runs the PVM reported since `*seen`, to the profiler. A trap's reason names the
  * function and offset; where the kernel has DWARF line tables, the source line is added. */
-static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *seen,
+static void report_runs(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, uint32_t *seen,
                         bool with_time)
 {
     uint32_t n;
@@ -126,30 +126,30 @@ static void report_runs(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, uint32_t *
             snprintf(reason + strlen(reason), sizeof reason - strlen(reason), " (%s:%u)", file,
                      line);
         wd_prof_run_info info = wd_profhook_run_info(r, 0, reason, with_time);
-        wd_prof_run_info_add(prof, &info);
+        wd_profhook_add_run(hook, &info);
     }
 }
 
-static wd_status run_all(wd_cli_pvm *s, wd_prof *prof, wd_srcloc *loc, const popts *o,
+static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const popts *o,
                          wd_error *err)
 {
     uint32_t seen = 0;
     if (o->no_reboot) {
-        wd_prof_level(prof, wd_pvm_level(s->pvm));
+        wd_profhook_level(hook, wd_pvm_level(s->pvm));
         const wd_inbox *inbox = s->inputs != NULL && s->inputs->count > 0
                                     ? &s->inputs->inboxes[0]
                                     : NULL;
         WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
         WD_TRY(wd_pvm_kernel_run(s->pvm, err));
-        report_runs(s, prof, loc, &seen, o->with_time);
+        report_runs(s, hook, loc, &seen, o->with_time);
         return WD_OK;
     }
     uint32_t count = s->inputs ? s->inputs->count : 0;
     for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
         bool more;
-        wd_prof_level(prof, wd_pvm_level(s->pvm));
+        wd_profhook_level(hook, wd_pvm_level(s->pvm));
         WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
-        report_runs(s, prof, loc, &seen, o->with_time);
+        report_runs(s, hook, loc, &seen, o->with_time);
     }
     return WD_OK;
 }
@@ -204,11 +204,13 @@ int wd_cli_profile(int argc, char **argv)
     }
     wd_profhook hook;
     /* A recorded trace holds ns as they come: the fast clock's unit is known at the end. */
+    /* The events are applied on another thread: what is allocated while the kernel runs
+     * comes from hook.ctx, not from the profiler's pctx. */
     wd_profhook_init(&hook, &pctx, prof,
                      !o.with_time       ? WD_PROFHOOK_NO_TIME
                      : o.record != NULL ? WD_PROFHOOK_NS
                                         : WD_PROFHOOK_FAST,
-                     1000);
+                     1000, true);
     wd_cli_pvm s;
     code = wd_cli_pvm_start_hooks(&s, nrest, rest, profile_help, o.json, &hook.hooks);
     free(rest);
@@ -224,7 +226,7 @@ int wd_cli_profile(int argc, char **argv)
     wd_prof_files *files = NULL;
     wd_trace_writer *w = NULL;
     wd_srcloc loc;
-    wd_srcloc_init(&loc, &pctx);
+    wd_srcloc_init(&loc, hook.ctx);
     wd_status st = WD_OK;
     if (!wd_cli_prof_dir(o.out_dir ? o.out_dir : s.flamecharts_dir, &made, &dir))
         st = WD_ERR_IO;
@@ -233,7 +235,7 @@ int wd_cli_profile(int argc, char **argv)
     if (st == WD_OK && o.record != NULL)
         st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
     if (st == WD_OK)
-        st = run_all(&s, prof, &loc, &o, &err);
+        st = run_all(&s, &hook, &loc, &o, &err);
     bool interrupted = st == WD_PAUSED; /* Ctrl-C: the profile ends where the kernel was */
     if (interrupted) {
         wd_cli_pvm_print_interrupt(&s, wd_srcloc_lookup, &loc);
@@ -245,7 +247,7 @@ int wd_cli_profile(int argc, char **argv)
             snprintf(r.reason, sizeof r.reason, "interrupted (Ctrl-C) at tick %" PRIu64,
                      wd_pvm_ticks(s.pvm));
             wd_prof_run_info info = wd_profhook_run_info(&r, 0, r.reason, o.with_time);
-            wd_prof_run_info_add(prof, &info);
+            wd_profhook_add_run(&hook, &info);
         }
         st = WD_OK;
     }
@@ -279,14 +281,14 @@ int wd_cli_profile(int argc, char **argv)
             fprintf(stderr, "wasmdbg: %s\n", err.msg);
         code = WD_EXIT_USAGE;
     }
+    wd_srcloc_fini(&loc);
+    wd_profhook_fini(&hook); /* after an error, the feed's thread stops here */
     wd_prof_record(prof, NULL);
     wd_error ignored;
     wd_error_clear(&ignored);
     if (wd_trace_writer_close(w, &ignored) != WD_OK)
         code = WD_EXIT_USAGE; /* only after an earlier failure: already reported */
-    wd_srcloc_fini(&loc);
     wd_cli_pvm_finish(&s);
-    wd_profhook_fini(&hook);
     wd_prof_free(prof);
     free(made);
     return code;

@@ -568,7 +568,7 @@ bool wd_repl_load_inputs(wd_repl *r)
         return false;
     }
     if (r->prof.on)
-        wd_prof_level(r->prof.prof, wd_pvm_level(p));
+        wd_profhook_level(&r->prof.hook, wd_pvm_level(p));
     wd_error err;
     wd_error_clear(&err);
     if (wd_pvm_load_inbox(p, &r->s.inputs->inboxes[r->s.next_inbox], &err) != WD_OK) {

@@ -55,8 +55,9 @@ static bool window_start(wd_repl *r, bool with_time)
         wd_repl_error("Error: %s", err.msg);
         return false;
     }
+    /* Not threaded: a window is short, and its events come one step at a time. */
     wd_profhook_init(&w->hook, &w->ctx, w->prof,
-                     with_time ? WD_PROFHOOK_FAST : WD_PROFHOOK_NO_TIME, 1000);
+                     with_time ? WD_PROFHOOK_FAST : WD_PROFHOOK_NO_TIME, 1000, false);
     wd_profhook_timestamp(w->timestamp, sizeof w->timestamp);
     w->runs_seen = wd_repl_run_count(r);
     base_ticks = r->t->ticks;
@@ -69,7 +70,7 @@ static bool window_start(wd_repl *r, bool with_time)
     r->fwd = &rel_hooks;
     w->on = true;
     if (wd_pvm_get_state(r->s.pvm) != WD_PVM_COLLECT)
-        wd_prof_level(w->prof, wd_pvm_level(r->s.pvm) ? wd_pvm_level(r->s.pvm) - 1 : 0);
+        wd_profhook_level(&w->hook, wd_pvm_level(r->s.pvm) ? wd_pvm_level(r->s.pvm) - 1 : 0);
     /* Opened inside kernel_run: the calls in progress are open in the profile from its
      * first tick (as direct calls: how each was made is not recorded in a frame). */
     const wd_thread *t = r->t;
@@ -91,7 +92,7 @@ void wd_repl_prof_runs(wd_repl *r)
         const wd_run_report *x = &runs[w->runs_seen];
         /* a run that began before the window: its part inside it */
         wd_prof_run_info info = wd_profhook_run_info(x, base_ticks, NULL, w->with_time);
-        wd_prof_run_info_add(w->prof, &info);
+        wd_profhook_add_run(&w->hook, &info);
     }
 }
 

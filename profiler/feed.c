@@ -1,0 +1,458 @@
+/* feed.c: the profiler's events, applied on another thread (feed.h).
+ *
+ * Events are words in chunks. A call or a return is 3 words (code and symbol, ticks, ns);
+ * the rare events carry their fields and then their string, NUL-terminated and padded to
+ * whole words. The producer fills a chunk and publishes it; the consumer applies published
+ * chunks in order and hands them back for reuse. */
+#include "profiler/feed.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "base/thread.h"
+#include "profiler/prof_priv.h"
+
+struct wd_prof_feed_chunk {
+    wd_prof_feed_chunk *next;
+    size_t cap, used; /* words */
+    uint64_t w[];
+};
+
+struct wd_prof_feed_shared {
+    pthread_mutex_t mu; /* guards the rest */
+    pthread_cond_t has_data, has_room;
+    wd_prof_feed_chunk *head, *tail; /* published, oldest first */
+    wd_prof_feed_chunk *spare;       /* applied, for reuse */
+    uint32_t in_flight;              /* published and not yet applied */
+    bool done;
+    bool consumer_failed;
+    wd_thread thread;
+};
+
+enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END };
+
+/* ---- the consumer's side ---------------------------------------------------------------- */
+
+/* The map is allocated from the profiler's context, which only the thread that applies
+ * events uses while the feed runs. */
+static bool map_add(wd_prof_feed *f, uint32_t sym)
+{
+    if (f->map_count == f->map_cap &&
+        !wd_grow(f->prof->ctx, (void **)&f->map, &f->map_cap, sizeof *f->map, (uint64_t)f->map_count + 1))
+        return false;
+    f->map[f->map_count++] = sym;
+    return true;
+}
+
+static uint32_t mapped(const wd_prof_feed *f, uint64_t id)
+{
+    return id < f->map_count ? f->map[id] : UINT32_MAX;
+}
+
+static const char *str_at(const uint64_t *w)
+{
+    return (const char *)w;
+}
+
+/* Applies the events of words w..end to the profiler; false on allocation failure. */
+static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
+{
+    wd_prof *p = f->prof;
+    while (w < end) {
+        uint64_t h = w[0];
+        switch (h & 0xff) {
+        case WD_PROF_FEED_CALL:
+            wd_prof_call(p, w[1], (int64_t)w[2], mapped(f, h >> 8));
+            w += 3;
+            break;
+        case WD_PROF_FEED_RET:
+            wd_prof_ret(p, w[1], (int64_t)w[2]);
+            w += 3;
+            break;
+        case OP_SYMBOL: /* kind, idx; size; name */
+            if (!map_add(f, wd_prof_symbol(p, (wd_prof_kind)(h >> 8 & 0xff),
+                                                (uint32_t)(h >> 32), str_at(w + 2), w[1])))
+                return false;
+            w += 2 + w[1] / 8 + 1;
+            break;
+        case OP_PHASE: /* begin; ticks, ns, size, name */
+            wd_prof_phase(p, w[1], (int64_t)w[2], str_at(w + 4), (h >> 8 & 1) != 0);
+            w += 4 + w[3] / 8 + 1;
+            break;
+        case OP_STEP: /* ticks, cost, operand, size, what */
+            wd_prof_step(p, w[1], w[2], str_at(w + 5), w[3]);
+            w += 5 + w[4] / 8 + 1;
+            break;
+        case OP_LEVEL:
+            wd_prof_level(p, (uint32_t)(h >> 32));
+            w += 1;
+            break;
+        case OP_RUN: { /* outcome, reboot; level, index; start, effective, ns, size, reason */
+            wd_prof_run_info info = {
+                .level = (uint32_t)w[1], .index = (uint32_t)(w[1] >> 32),
+                .start = w[2], .effective = w[3],
+                .outcome = (wd_prof_outcome)(h >> 8 & 0xff), .reboot = (h >> 16 & 1) != 0,
+                .reason = str_at(w + 6), .ns = (int64_t)w[4]};
+            wd_prof_run_info_add(p, &info);
+            w += 6 + w[5] / 8 + 1;
+            break;
+        }
+        case OP_UNIT: {
+            double unit;
+            memcpy(&unit, &w[1], sizeof unit);
+            wd_prof_time_unit(p, unit);
+            w += 2;
+            break;
+        }
+        default: /* OP_END */
+            WD_ASSERT((h & 0xff) == OP_END);
+            wd_prof_end(p, w[1]);
+            w += 2;
+            break;
+        }
+    }
+    return true;
+}
+
+static void *consume(void *arg)
+{
+    wd_prof_feed *f = arg;
+    wd_prof_feed_shared *sh = f->sh;
+    bool ok = true;
+    pthread_mutex_lock(&sh->mu);
+    for (;;) {
+        while (sh->head == NULL && !sh->done)
+            pthread_cond_wait(&sh->has_data, &sh->mu);
+        wd_prof_feed_chunk *c = sh->head;
+        if (c == NULL)
+            break;
+        sh->head = c->next;
+        if (sh->head == NULL)
+            sh->tail = NULL;
+        pthread_mutex_unlock(&sh->mu);
+        if (ok)
+            ok = apply(f, c->w, c->w + c->used);
+        pthread_mutex_lock(&sh->mu);
+        c->next = sh->spare;
+        sh->spare = c;
+        sh->in_flight--;
+        pthread_cond_signal(&sh->has_room);
+    }
+    sh->consumer_failed = !ok;
+    pthread_mutex_unlock(&sh->mu);
+    return NULL;
+}
+
+/* ---- the producer's side ---------------------------------------------------------------- */
+
+static bool cpus_two_or_more(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 2;
+}
+
+void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threaded)
+{
+    memset(f, 0, sizeof *f);
+    f->ctx = ctx;
+    f->prof = prof;
+    if (!threaded || ctx == prof->ctx || !wd_ctx_forkable(ctx) ||
+        !wd_ctx_forkable(prof->ctx) || !cpus_two_or_more())
+        return;
+    f->sh = wd_calloc(ctx, 1, sizeof *f->sh);
+    if (f->sh == NULL)
+        return; /* not threaded, then */
+    pthread_mutex_init(&f->sh->mu, NULL);
+    pthread_cond_init(&f->sh->has_data, NULL);
+    pthread_cond_init(&f->sh->has_room, NULL);
+    f->threaded = true;
+}
+
+static void free_chunks(wd_ctx *ctx, wd_prof_feed_chunk *c)
+{
+    while (c != NULL) {
+        wd_prof_feed_chunk *next = c->next;
+        wd_free(ctx, c);
+        c = next;
+    }
+}
+
+/* Waits for the consumer to apply everything published, and stops it. */
+static void stop(wd_prof_feed *f)
+{
+    if (f->started) {
+        pthread_mutex_lock(&f->sh->mu);
+        f->sh->done = true;
+        pthread_cond_signal(&f->sh->has_data);
+        pthread_mutex_unlock(&f->sh->mu);
+        wd_thread_join(&f->sh->thread);
+        f->started = false;
+        if (f->sh->consumer_failed)
+            f->failed = true;
+    }
+}
+
+/* Stops the consumer and frees the chunks: events from now on are applied at once. */
+static void unthread(wd_prof_feed *f)
+{
+    if (!f->threaded)
+        return;
+    stop(f);
+    wd_prof_feed_shared *sh = f->sh;
+    free_chunks(f->ctx, sh->head);
+    free_chunks(f->ctx, sh->spare);
+    free_chunks(f->ctx, f->cur);
+    f->cur = NULL;
+    f->w = f->end = NULL;
+    pthread_mutex_destroy(&sh->mu);
+    pthread_cond_destroy(&sh->has_data);
+    pthread_cond_destroy(&sh->has_room);
+    wd_free(f->ctx, sh);
+    f->sh = NULL;
+    f->threaded = false;
+}
+
+void wd_prof_feed_fini(wd_prof_feed *f)
+{
+    unthread(f);
+    for (uint32_t i = 0; i < f->name_count; i++)
+        wd_free(f->ctx, f->names[i]);
+    wd_free(f->ctx, f->names);
+    f->names = NULL;
+    f->name_count = 0;
+    /* the map is allocated from the profiler's context (map_add) */
+    wd_free(f->prof->ctx, f->map);
+    f->map = NULL;
+}
+
+static void fail(wd_prof_feed *f)
+{
+    f->failed = true;
+    f->w = f->end = NULL;
+}
+
+/* Applies the current chunk's events on this thread (no consumer runs) and empties it. */
+static void apply_here(wd_prof_feed *f)
+{
+    if (f->cur != NULL && !f->failed && !apply(f, f->cur->w, f->w))
+        fail(f);
+    if (f->cur != NULL)
+        f->w = f->cur->w;
+}
+
+/* A chunk of at least `count` words: a spare one, or a new one. */
+static wd_prof_feed_chunk *take(wd_prof_feed *f, size_t count)
+{
+    wd_prof_feed_chunk *c = NULL;
+    if (f->started) {
+        pthread_mutex_lock(&f->sh->mu);
+        while (f->sh->in_flight >= WD_PROF_FEED_MAX_CHUNKS)
+            pthread_cond_wait(&f->sh->has_room, &f->sh->mu);
+        c = f->sh->spare;
+        if (c != NULL)
+            f->sh->spare = c->next;
+        pthread_mutex_unlock(&f->sh->mu);
+    }
+    if (c != NULL && c->cap < count) {
+        wd_free(f->ctx, c);
+        c = NULL;
+    }
+    if (c == NULL) {
+        size_t cap = count > WD_PROF_FEED_CHUNK ? count : WD_PROF_FEED_CHUNK;
+        c = wd_alloc(f->ctx, sizeof *c + cap * sizeof c->w[0]);
+        if (c == NULL)
+            return NULL;
+        c->cap = cap;
+    }
+    c->next = NULL;
+    c->used = 0;
+    return c;
+}
+
+/* Hands the current chunk to the consumer (started on the first one). */
+static void publish(wd_prof_feed *f)
+{
+    wd_prof_feed_chunk *c = f->cur;
+    f->cur = NULL;
+    c->used = (size_t)(f->w - c->w);
+    if (!f->started && !f->no_thread) {
+        f->started = wd_thread_start(&f->sh->thread, consume, f);
+        f->no_thread = !f->started;
+    }
+    if (f->no_thread) { /* the chunk is applied here, and reused */
+        f->cur = c;
+        apply_here(f);
+        return;
+    }
+    pthread_mutex_lock(&f->sh->mu);
+    if (f->sh->tail != NULL)
+        f->sh->tail->next = c;
+    else
+        f->sh->head = c;
+    f->sh->tail = c;
+    f->sh->in_flight++;
+    pthread_cond_signal(&f->sh->has_data);
+    pthread_mutex_unlock(&f->sh->mu);
+}
+
+uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
+{
+    if (f->failed)
+        return NULL;
+    if (f->cur != NULL && (size_t)(f->end - f->w) >= count)
+        return f->w;
+    if (f->cur != NULL && f->w != f->cur->w)
+        publish(f);
+    if (f->cur != NULL && f->cur->cap < count) { /* an event larger than a chunk */
+        wd_free(f->ctx, f->cur);
+        f->cur = NULL;
+    }
+    if (f->cur == NULL) {
+        f->cur = take(f, count);
+        if (f->cur == NULL) {
+            fail(f);
+            return NULL;
+        }
+    }
+    f->w = f->cur->w;
+    f->end = f->cur->w + f->cur->cap;
+    return f->w;
+}
+
+/* Room for an event of `fixed` words and a string of `size` bytes; the string is copied
+ * (NUL-terminated, padded to whole words). */
+static uint64_t *room_str(wd_prof_feed *f, size_t fixed, const char *s, size_t size)
+{
+    size_t words = size / 8 + 1;
+    uint64_t *w = wd_prof_feed_room(f, fixed + words);
+    if (w == NULL)
+        return NULL;
+    w[fixed + words - 1] = 0;
+    memcpy(w + fixed, s, size);
+    f->w = w + fixed + words;
+    return w;
+}
+
+uint32_t wd_prof_feed_symbol(wd_prof_feed *f, wd_prof_kind kind, uint32_t idx,
+                             const char *name, size_t size)
+{
+    if (f->name_count == f->name_cap &&
+        !wd_grow(f->ctx, (void **)&f->names, &f->name_cap, sizeof *f->names,
+                 (uint64_t)f->name_count + 1))
+        return UINT32_MAX;
+    char *copy = wd_strndup(f->ctx, name, size);
+    if (copy == NULL)
+        return UINT32_MAX;
+    if (f->threaded) {
+        uint64_t *w = room_str(f, 2, name, size);
+        if (w != NULL) {
+            w[0] = OP_SYMBOL | (uint64_t)kind << 8 | (uint64_t)idx << 32;
+            w[1] = size;
+        }
+    }
+    if (!f->threaded && !map_add(f, wd_prof_symbol(f->prof, kind, idx, name, size))) {
+        wd_free(f->ctx, copy);
+        return UINT32_MAX;
+    }
+    f->names[f->name_count] = copy;
+    return f->name_count++;
+}
+
+const char *wd_prof_feed_symbol_raw(const wd_prof_feed *f, uint32_t id)
+{
+    return id < f->name_count ? f->names[id] : "";
+}
+
+void wd_prof_feed_apply_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
+{
+    wd_prof_call(f->prof, ticks, ns, mapped(f, id));
+}
+
+void wd_prof_feed_phase(wd_prof_feed *f, uint64_t ticks, int64_t ns, const char *name,
+                        bool begin)
+{
+    uint64_t *w;
+    if (f->threaded && (w = room_str(f, 4, name, strlen(name))) != NULL) {
+        w[0] = OP_PHASE | (uint64_t)begin << 8;
+        w[1] = ticks;
+        w[2] = (uint64_t)ns;
+        w[3] = strlen(name);
+    } else if (!f->threaded) {
+        wd_prof_phase(f->prof, ticks, ns, name, begin);
+    }
+}
+
+void wd_prof_feed_step(wd_prof_feed *f, uint64_t ticks, uint64_t cost, const char *what,
+                       uint64_t operand)
+{
+    uint64_t *w;
+    if (f->threaded && (w = room_str(f, 5, what, strlen(what))) != NULL) {
+        w[0] = OP_STEP;
+        w[1] = ticks;
+        w[2] = cost;
+        w[3] = operand;
+        w[4] = strlen(what);
+    } else if (!f->threaded) {
+        wd_prof_step(f->prof, ticks, cost, what, operand);
+    }
+}
+
+void wd_prof_feed_level(wd_prof_feed *f, uint32_t level)
+{
+    uint64_t *w;
+    if (f->threaded && (w = wd_prof_feed_room(f, 1)) != NULL) {
+        w[0] = OP_LEVEL | (uint64_t)level << 32;
+        f->w = w + 1;
+    } else if (!f->threaded) {
+        wd_prof_level(f->prof, level);
+    }
+}
+
+void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info)
+{
+    const char *reason = info->reason != NULL ? info->reason : "";
+    uint64_t *w;
+    if (f->threaded && (w = room_str(f, 6, reason, strlen(reason))) != NULL) {
+        w[0] = OP_RUN | (uint64_t)info->outcome << 8 | (uint64_t)info->reboot << 16;
+        w[1] = info->level | (uint64_t)info->index << 32;
+        w[2] = info->start;
+        w[3] = info->effective;
+        w[4] = (uint64_t)info->ns;
+        w[5] = strlen(reason);
+    } else if (!f->threaded) {
+        wd_prof_run_info_add(f->prof, info);
+    }
+}
+
+void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit)
+{
+    uint64_t *w;
+    if (f->threaded && (w = wd_prof_feed_room(f, 2)) != NULL) {
+        w[0] = OP_UNIT;
+        memcpy(&w[1], &ns_per_unit, sizeof ns_per_unit);
+        f->w = w + 2;
+    } else if (!f->threaded) {
+        wd_prof_time_unit(f->prof, ns_per_unit);
+    }
+}
+
+void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
+{
+    uint64_t *w;
+    if (f->threaded && (w = wd_prof_feed_room(f, 2)) != NULL) {
+        w[0] = OP_END;
+        w[1] = ticks;
+        f->w = w + 2;
+    } else if (!f->threaded) {
+        wd_prof_end(f->prof, ticks);
+    }
+    if (f->threaded) {
+        if (f->started && f->cur != NULL && f->w != f->cur->w)
+            publish(f);
+        stop(f);
+        apply_here(f); /* a profile that never filled a chunk, or had no thread */
+        unthread(f);
+    }
+    if (f->failed)
+        prof_nomem(f->prof);
+}

@@ -1,0 +1,210 @@
+/* prof_feed_test.c: events through a threaded feed (profiler/feed.h) give the profile they
+ * give applied at once, file for file: calls and returns by the hundred thousand (more
+ * chunks than may be in flight, so the producer waits), symbols interned while events are
+ * in flight, strings longer than a chunk, and every rare event. */
+#include "profiler/feed.h"
+#include "profiler/output.h"
+#include "tests/unit/test.h"
+#include "tests/unit/util.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* Three levels of runs; `calls` call events in all. Returns whether the feed had started
+ * its thread before the end (when it is threaded). */
+static bool feed_events(wd_prof_feed *f, uint32_t calls)
+{
+    rng = 11;
+    static char big[3 * WD_PROF_FEED_CHUNK * 8];
+    memcpy(big, "section:", 8);
+    for (size_t i = 8; i + 1 < sizeof big; i++)
+        big[i] = (char)('a' + i % 26);
+    big[sizeof big - 1] = '\0';
+    uint32_t syms[40];
+    uint32_t nsyms = 0;
+    uint32_t entry = wd_prof_feed_symbol(f, WD_PROF_ENTRY, 0, "kernel_run", 10);
+    uint32_t host = wd_prof_feed_symbol(f, WD_PROF_HOST, 1, "smart_rollup_core.write_debug", 29);
+    uint64_t t = 10;
+    int64_t ns = 100;
+    uint32_t made = 0, bigs = calls >= 1000 ? 3 : 0;
+    for (uint32_t run = 0; run < 6; run++) {
+        if (run % 2 == 0)
+            wd_prof_feed_level(f, run / 2);
+        uint64_t start = t;
+        wd_prof_feed_phase(f, t, ns, "decode", true);
+        t += 50;
+        wd_prof_feed_phase(f, t, ns, "decode", false);
+        wd_prof_feed_call(f, t, ns, entry);
+        uint32_t depth = 1;
+        while (made < calls / 6 * (run + 1)) {
+            t += 1 + rnd(20);
+            ns += rnd(300);
+            uint32_t c = rnd(16);
+            if (c == 0 && nsyms < 40) { /* a function met for the first time */
+                char name[32];
+                snprintf(name, sizeof name, "_ZN3mod4f%uE", nsyms);
+                syms[nsyms] = wd_prof_feed_symbol(f, WD_PROF_DIRECT + nsyms % 2, nsyms, name,
+                                                  strlen(name));
+                nsyms++;
+            } else if (c == 1) {
+                wd_prof_feed_call(f, t, ns, host);
+                bool b = bigs > 0 && rnd(1000) == 0;
+                bigs -= b;
+                wd_prof_feed_phase(f, t, ns, b ? big : "section:s", rnd(2));
+                wd_prof_feed_ret(f, t + 5, ns);
+            } else if (c == 2) {
+                wd_prof_feed_step(f, t, 1000 + rnd(90000), "memory.copy", rnd(5000));
+            } else if (c < 9 && nsyms > 0 && depth < 30) {
+                wd_prof_feed_call(f, t, ns, syms[rnd(nsyms)]);
+                made++;
+                depth++;
+            } else if (depth > 1) {
+                wd_prof_feed_ret(f, t, ns);
+                depth--;
+            }
+        }
+        if (run == 5) { /* stopped at the tick limit: open calls */
+            wd_prof_run_info info = {run / 2, run % 2, start, t + 3 - start, WD_PROF_STUCK,
+                                     false, "too many ticks", ns};
+            wd_prof_feed_run_info(f, &info);
+            break;
+        }
+        while (depth-- > 0)
+            wd_prof_feed_ret(f, ++t, ns);
+        wd_prof_run_info info = {run / 2, run % 2, start, t - start + 1,
+                                 run == 3 ? WD_PROF_TRAPPED : WD_PROF_OK, run % 2 == 0,
+                                 run == 3 ? "unreachable" : "", ns};
+        wd_prof_feed_run_info(f, &info);
+        t += 1000;
+    }
+    bool started = f->started;
+    wd_prof_feed_time_unit(f, 0.5);
+    wd_prof_feed_end(f, t + 100);
+    return started;
+}
+
+static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
+
+/* Profiles `calls` calls through a feed, threaded or not, into dir/t.*; stats out. */
+static bool profile(bool threaded, uint32_t calls, wd_prof_mode mode, const char *dir,
+                    wd_prof_stats *stats, bool *started)
+{
+    wd_ctx pctx, fctx;
+    wd_ctx_init(&pctx);
+    wd_ctx_init(&fctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_prof_config cfg = {.mode = mode, .full_limit = 5000};
+    wd_prof *p;
+    if (wd_prof_new(&pctx, &cfg, &p, &err) != WD_OK)
+        return false;
+    wd_prof_feed f;
+    wd_prof_feed_init(&f, &fctx, p, threaded);
+    bool was_threaded = f.threaded;
+    *started = feed_events(&f, calls);
+    wd_prof_feed_fini(&f);
+    wd_prof_get_stats(p, stats);
+    wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
+                     .tick_model = "m"};
+    bool ok = was_threaded == threaded && wd_prof_status(p, &err) == WD_OK &&
+              wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
+    wd_prof_free(p);
+    return ok && pctx.live == 0 && fctx.live == 0;
+}
+
+static bool same_files(const char *a, const char *b)
+{
+    bool same = true;
+    for (int i = 0; i < 5; i++) {
+        char pa[700], pb[700];
+        snprintf(pa, sizeof pa, "%s/t%s", a, exts[i]);
+        snprintf(pb, sizeof pb, "%s/t%s", b, exts[i]);
+        size_t na, nb;
+        uint8_t *x = wd_test_read_file(pa, &na), *y = wd_test_read_file(pb, &nb);
+        same = same && x != NULL && y != NULL && na == nb && memcmp(x, y, na) == 0;
+        free(x);
+        free(y);
+        unlink(pa);
+        unlink(pb);
+    }
+    return same;
+}
+
+static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
+{
+    char dir[] = "/tmp/wasmdbg-feed-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char da[600], db[600];
+    snprintf(da, sizeof da, "%s/a", dir);
+    snprintf(db, sizeof db, "%s/b", dir);
+    CHECK(mkdir(da, 0700) == 0 && mkdir(db, 0700) == 0);
+    wd_prof_stats sa, sb;
+    bool started_a, started_b;
+    CHECK(profile(false, calls, mode, da, &sa, &started_a));
+    bool two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+    CHECK(profile(two_cpus, calls, mode, db, &sb, &started_b));
+    CHECK(!started_a);
+    CHECK_EQ(started_b, two_cpus && expect_thread);
+    CHECK_EQ(sa.calls, sb.calls);
+    CHECK_EQ(sa.nodes, sb.nodes);
+    CHECK(sa.calls >= calls / 6 * 5);
+    CHECK(same_files(da, db));
+    rmdir(da);
+    rmdir(db);
+    rmdir(dir);
+}
+
+TEST(prof_feed_same_profile)
+{
+    /* 300,000 calls: some 1.8M words, far more than WD_PROF_FEED_MAX_CHUNKS chunks */
+    compare(300000, WD_PROF_AUTO, true);
+}
+
+TEST(prof_feed_full_tree)
+{
+    compare(20000, WD_PROF_FULL, true);
+}
+
+TEST(prof_feed_small_profile_needs_no_thread)
+{
+    compare(50, WD_PROF_AUTO, false);
+}
+
+TEST(prof_feed_not_threaded_on_the_profilers_context)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_prof_config cfg = {.mode = WD_PROF_AUTO};
+    wd_prof *p;
+    CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
+    wd_prof_feed f;
+    wd_prof_feed_init(&f, &ctx, p, true);
+    CHECK(!f.threaded);
+    uint32_t a = wd_prof_feed_symbol(&f, WD_PROF_DIRECT, 3, "f", 1);
+    uint32_t b = wd_prof_feed_symbol(&f, WD_PROF_DIRECT, 3, "f", 1);
+    CHECK(a != b); /* feed ids are the feed's own ... */
+    CHECK(strcmp(wd_prof_feed_symbol_raw(&f, b), "f") == 0);
+    CHECK(strcmp(wd_prof_feed_symbol_raw(&f, 99), "") == 0);
+    wd_prof_feed_call(&f, 10, 0, a);
+    wd_prof_feed_call(&f, 20, 0, b);
+    wd_prof_feed_ret(&f, 30, 0);
+    wd_prof_feed_ret(&f, 40, 0);
+    wd_prof_feed_end(&f, 50);
+    wd_prof_feed_fini(&f);
+    CHECK_EQ(wd_prof_symbol_count(p), 2); /* ... one profiler symbol: root and f */
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
