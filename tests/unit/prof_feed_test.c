@@ -15,10 +15,7 @@ static uint64_t rng;
 
 static uint32_t rnd(uint32_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
+    return wd_test_rnd(&rng, n);
 }
 
 /* Three levels of runs; `calls` call events in all. Returns whether the feed had started
@@ -123,24 +120,6 @@ static bool profile(bool threaded, uint32_t calls, wd_prof_mode mode, const char
     return ok && pctx.live == 0 && fctx.live == 0;
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    bool same = true;
-    for (int i = 0; i < 5; i++) {
-        char pa[700], pb[700];
-        snprintf(pa, sizeof pa, "%s/t%s", a, exts[i]);
-        snprintf(pb, sizeof pb, "%s/t%s", b, exts[i]);
-        size_t na, nb;
-        uint8_t *x = wd_test_read_file(pa, &na), *y = wd_test_read_file(pb, &nb);
-        same = same && x != NULL && y != NULL && na == nb && memcmp(x, y, na) == 0;
-        free(x);
-        free(y);
-        unlink(pa);
-        unlink(pb);
-    }
-    return same;
-}
-
 static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
 {
     char dir[] = "/tmp/wasmdbg-feed-test-XXXXXX";
@@ -159,7 +138,7 @@ static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
     CHECK_EQ(sa.calls, sb.calls);
     CHECK_EQ(sa.nodes, sb.nodes);
     CHECK(sa.calls >= calls / 6 * 5);
-    CHECK(same_files(da, db));
+    CHECK(wd_test_same_files(da, db, "t", exts, 5));
     rmdir(da);
     rmdir(db);
     rmdir(dir);

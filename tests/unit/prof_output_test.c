@@ -14,10 +14,7 @@ static uint64_t rng;
 
 static uint32_t rnd(uint32_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
+    return wd_test_rnd(&rng, n);
 }
 
 /* Names that need escaping in every format. */

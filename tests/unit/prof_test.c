@@ -3,6 +3,7 @@
  * traps, reboots, runs stopped at the tick limit, deep recursion, sections and hot steps. */
 #include "profiler/prof.h"
 #include "tests/unit/test.h"
+#include "tests/unit/util.h"
 
 #include <stdlib.h>
 
@@ -337,10 +338,7 @@ static uint64_t rng_state;
 
 static uint32_t rnd(uint32_t n)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state % n);
+    return wd_test_rnd(&rng_state, n);
 }
 
 static const char *const names[] = {"a", "b", "c", "d", "e", "f"};

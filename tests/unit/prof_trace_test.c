@@ -15,10 +15,7 @@ static uint64_t rng;
 
 static uint32_t rnd(uint32_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
+    return wd_test_rnd(&rng, n);
 }
 
 /* Every kind of event, with times. */
@@ -84,25 +81,6 @@ static bool write_outputs(wd_prof *p, const char *dir)
     return wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
 }
 
-static bool same_files(const char *a, const char *b)
-{
-    for (int i = 0; i < 5; i++) {
-        char pa[700], pb[700];
-        snprintf(pa, sizeof pa, "%s/t%s", a, exts[i]);
-        snprintf(pb, sizeof pb, "%s/t%s", b, exts[i]);
-        size_t na, nb;
-        uint8_t *x = wd_test_read_file(pa, &na), *y = wd_test_read_file(pb, &nb);
-        bool same = x != NULL && y != NULL && na == nb && memcmp(x, y, na) == 0;
-        free(x);
-        free(y);
-        unlink(pa);
-        unlink(pb);
-        if (!same)
-            return false;
-    }
-    return true;
-}
-
 /* Records a live profile into `path` (kinds in `order`), replays it, compares the files. */
 static void round_trip(const char *const *order, uint32_t code_base)
 {
@@ -143,7 +121,7 @@ static void round_trip(const char *const *order, uint32_t code_base)
     wd_prof_get_stats(again, &s2);
     CHECK(s1.switched && s2.switched && s1.calls == s2.calls && s1.nodes == s2.nodes);
     CHECK(write_outputs(live, da) && write_outputs(again, db));
-    CHECK(same_files(da, db));
+    CHECK(wd_test_same_files(da, db, "t", exts, 5));
     rmdir(da);
     rmdir(db);
     unlink(path);

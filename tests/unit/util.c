@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *wd_test_shared(const char *sub, const char *file, char *buf, size_t size)
 {
@@ -67,4 +68,33 @@ wd_func *wd_test_vm_export(wd_test_vm *v, const char *name)
     if (v->inst == NULL || !wd_instance_export(v->inst, name, &e) || e.kind != WD_EXTERN_FUNC)
         return NULL;
     return e.u.func;
+}
+
+bool wd_test_same_files(const char *a, const char *b, const char *base,
+                        const char *const *exts, int count)
+{
+    bool same = true;
+    for (int i = 0; i < count; i++) {
+        char pa[700], pb[700];
+        snprintf(pa, sizeof pa, "%s/%s%s", a, base, exts[i]);
+        snprintf(pb, sizeof pb, "%s/%s%s", b, base, exts[i]);
+        size_t na, nb;
+        uint8_t *x = wd_test_read_file(pa, &na), *y = wd_test_read_file(pb, &nb);
+        same = same && x != NULL && y != NULL && na == nb && memcmp(x, y, na) == 0;
+        free(x);
+        free(y);
+        unlink(pa);
+        unlink(pb);
+    }
+    return same;
+}
+
+uint32_t wd_test_rnd(uint64_t *state, uint32_t n)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return (uint32_t)(x % n);
 }

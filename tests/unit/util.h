@@ -13,6 +13,12 @@
 const char *wd_test_shared(const char *sub, const char *file, char *buf, size_t size);
 /* The whole file, malloc'ed (NULL if unreadable). */
 uint8_t *wd_test_read_file(const char *path, size_t *size);
+/* Whether a/BASE.EXT and b/BASE.EXT have the same bytes for each of the `count` exts (all
+ * compared, then removed). */
+bool wd_test_same_files(const char *a, const char *b, const char *base,
+                        const char *const *exts, int count);
+/* A xorshift step of *state (not 0): a number below n. */
+uint32_t wd_test_rnd(uint64_t *state, uint32_t n);
 
 /* A module decoded, instantiated (no imports) and a thread to run it. */
 typedef struct wd_test_vm {
