@@ -49,9 +49,15 @@ static uint32_t mapped(const wd_prof_feed *f, uint64_t id)
     return id < f->map_count ? f->map[id] : UINT32_MAX;
 }
 
-static const char *str_at(const uint64_t *w)
+/* The string of an event of `fixed` words (put_str), and the words after the event. */
+static const char *str_at(const uint64_t *w, size_t fixed)
 {
-    return (const char *)w;
+    return (const char *)(w + fixed);
+}
+
+static const uint64_t *after_str(const uint64_t *w, size_t fixed)
+{
+    return w + fixed + w[fixed - 1] / 8 + 1;
 }
 
 /* Applies the events of words w..end to the profiler; false on allocation failure. */
@@ -71,17 +77,17 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
             break;
         case OP_SYMBOL: /* kind, idx; size; name */
             if (!map_add(f, wd_prof_symbol(p, (wd_prof_kind)(h >> 8 & 0xff),
-                                                (uint32_t)(h >> 32), str_at(w + 2), w[1])))
+                                           (uint32_t)(h >> 32), str_at(w, 2), w[1])))
                 return false;
-            w += 2 + w[1] / 8 + 1;
+            w = after_str(w, 2);
             break;
         case OP_PHASE: /* begin; ticks, ns, size, name */
-            wd_prof_phase(p, w[1], (int64_t)w[2], str_at(w + 4), (h >> 8 & 1) != 0);
-            w += 4 + w[3] / 8 + 1;
+            wd_prof_phase(p, w[1], (int64_t)w[2], str_at(w, 4), (h >> 8 & 1) != 0);
+            w = after_str(w, 4);
             break;
         case OP_STEP: /* ticks, cost, operand, size, what */
-            wd_prof_step(p, w[1], w[2], str_at(w + 5), w[3]);
-            w += 5 + w[4] / 8 + 1;
+            wd_prof_step(p, w[1], w[2], str_at(w, 5), w[3]);
+            w = after_str(w, 5);
             break;
         case OP_LEVEL:
             wd_prof_level(p, (uint32_t)(h >> 32));
@@ -92,9 +98,9 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
                 .level = (uint32_t)w[1], .index = (uint32_t)(w[1] >> 32),
                 .start = w[2], .effective = w[3],
                 .outcome = (wd_prof_outcome)(h >> 8 & 0xff), .reboot = (h >> 16 & 1) != 0,
-                .reason = str_at(w + 6), .ns = (int64_t)w[4]};
+                .reason = str_at(w, 6), .ns = (int64_t)w[4]};
             wd_prof_run_info_add(p, &info);
-            w += 6 + w[5] / 8 + 1;
+            w = after_str(w, 6);
             break;
         }
         case OP_UNIT: {
@@ -161,11 +167,10 @@ void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threade
         return;
     f->sh = wd_calloc(ctx, 1, sizeof *f->sh);
     if (f->sh == NULL)
-        return; /* not threaded, then */
+        return; /* no thread, then */
     pthread_mutex_init(&f->sh->mu, NULL);
     pthread_cond_init(&f->sh->has_data, NULL);
     pthread_cond_init(&f->sh->has_room, NULL);
-    f->threaded = true;
 }
 
 static void free_chunks(wd_ctx *ctx, wd_prof_feed_chunk *c)
@@ -177,44 +182,37 @@ static void free_chunks(wd_ctx *ctx, wd_prof_feed_chunk *c)
     }
 }
 
-/* Waits for the consumer to apply everything published, and stops it. */
-static void stop(wd_prof_feed *f)
-{
-    if (f->started) {
-        pthread_mutex_lock(&f->sh->mu);
-        f->sh->done = true;
-        pthread_cond_signal(&f->sh->has_data);
-        pthread_mutex_unlock(&f->sh->mu);
-        wd_thread_join(&f->sh->thread);
-        f->started = false;
-        if (f->sh->consumer_failed)
-            f->failed = true;
-    }
-}
-
-/* Stops the consumer and frees the chunks: events from now on are applied at once. */
+/* Stops the consumer (after it applied what was published) and frees what the threads
+ * shared: full chunks are applied here from now on. */
 static void unthread(wd_prof_feed *f)
 {
-    if (!f->threaded)
-        return;
-    stop(f);
     wd_prof_feed_shared *sh = f->sh;
+    if (sh == NULL)
+        return;
+    if (f->started) {
+        pthread_mutex_lock(&sh->mu);
+        sh->done = true;
+        pthread_cond_signal(&sh->has_data);
+        pthread_mutex_unlock(&sh->mu);
+        wd_thread_join(&sh->thread);
+        f->started = false;
+        f->failed = f->failed || sh->consumer_failed;
+    }
     free_chunks(f->ctx, sh->head);
     free_chunks(f->ctx, sh->spare);
-    free_chunks(f->ctx, f->cur);
-    f->cur = NULL;
-    f->w = f->end = NULL;
     pthread_mutex_destroy(&sh->mu);
     pthread_cond_destroy(&sh->has_data);
     pthread_cond_destroy(&sh->has_room);
     wd_free(f->ctx, sh);
     f->sh = NULL;
-    f->threaded = false;
 }
 
 void wd_prof_feed_fini(wd_prof_feed *f)
 {
     unthread(f);
+    free_chunks(f->ctx, f->cur);
+    f->cur = NULL;
+    f->w = f->end = NULL;
     for (uint32_t i = 0; i < f->name_count; i++)
         wd_free(f->ctx, f->names[i]);
     wd_free(f->ctx, f->names);
@@ -269,21 +267,22 @@ static wd_prof_feed_chunk *take(wd_prof_feed *f, size_t count)
     return c;
 }
 
-/* Hands the current chunk to the consumer (started on the first one). */
+/* Hands the current chunk to the consumer (started on the first one), or applies it here
+ * and keeps it when there is no thread. */
 static void publish(wd_prof_feed *f)
 {
-    wd_prof_feed_chunk *c = f->cur;
-    f->cur = NULL;
-    c->used = (size_t)(f->w - c->w);
-    if (!f->started && !f->no_thread) {
+    if (f->sh != NULL && !f->started) {
         f->started = wd_thread_start(&f->sh->thread, consume, f);
-        f->no_thread = !f->started;
+        if (!f->started)
+            unthread(f);
     }
-    if (f->no_thread) { /* the chunk is applied here, and reused */
-        f->cur = c;
+    if (f->sh == NULL) {
         apply_here(f);
         return;
     }
+    wd_prof_feed_chunk *c = f->cur;
+    f->cur = NULL;
+    c->used = (size_t)(f->w - c->w);
     pthread_mutex_lock(&f->sh->mu);
     if (f->sh->tail != NULL)
         f->sh->tail->next = c;
@@ -319,17 +318,26 @@ uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
     return f->w;
 }
 
-/* Room for an event of `fixed` words and a string of `size` bytes; the string is copied
- * (NUL-terminated, padded to whole words). */
-static uint64_t *room_str(wd_prof_feed *f, size_t fixed, const char *s, size_t size)
+/* `count` words for the next event, taken (NULL when the feed has failed). */
+static uint64_t *put(wd_prof_feed *f, size_t count)
+{
+    uint64_t *w = wd_prof_feed_room(f, count);
+    if (w != NULL)
+        f->w = w + count;
+    return w;
+}
+
+/* An event of `fixed` words whose last is the size of the string that follows: `size`
+ * bytes of s, NUL-terminated and padded to whole words. */
+static uint64_t *put_str(wd_prof_feed *f, size_t fixed, const char *s, size_t size)
 {
     size_t words = size / 8 + 1;
-    uint64_t *w = wd_prof_feed_room(f, fixed + words);
+    uint64_t *w = put(f, fixed + words);
     if (w == NULL)
         return NULL;
+    w[fixed - 1] = size;
     w[fixed + words - 1] = 0;
     memcpy(w + fixed, s, size);
-    f->w = w + fixed + words;
     return w;
 }
 
@@ -343,17 +351,9 @@ uint32_t wd_prof_feed_symbol(wd_prof_feed *f, wd_prof_kind kind, uint32_t idx,
     char *copy = wd_strndup(f->ctx, name, size);
     if (copy == NULL)
         return UINT32_MAX;
-    if (f->threaded) {
-        uint64_t *w = room_str(f, 2, name, size);
-        if (w != NULL) {
-            w[0] = OP_SYMBOL | (uint64_t)kind << 8 | (uint64_t)idx << 32;
-            w[1] = size;
-        }
-    }
-    if (!f->threaded && !map_add(f, wd_prof_symbol(f->prof, kind, idx, name, size))) {
-        wd_free(f->ctx, copy);
-        return UINT32_MAX;
-    }
+    uint64_t *w = put_str(f, 2, name, size);
+    if (w != NULL)
+        w[0] = OP_SYMBOL | (uint64_t)kind << 8 | (uint64_t)idx << 32;
     f->names[f->name_count] = copy;
     return f->name_count++;
 }
@@ -363,22 +363,14 @@ const char *wd_prof_feed_symbol_raw(const wd_prof_feed *f, uint32_t id)
     return id < f->name_count ? f->names[id] : "";
 }
 
-void wd_prof_feed_apply_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
-{
-    wd_prof_call(f->prof, ticks, ns, mapped(f, id));
-}
-
 void wd_prof_feed_phase(wd_prof_feed *f, uint64_t ticks, int64_t ns, const char *name,
                         bool begin)
 {
     uint64_t *w;
-    if (f->threaded && (w = room_str(f, 4, name, strlen(name))) != NULL) {
+    if ((w = put_str(f, 4, name, strlen(name))) != NULL) {
         w[0] = OP_PHASE | (uint64_t)begin << 8;
         w[1] = ticks;
         w[2] = (uint64_t)ns;
-        w[3] = strlen(name);
-    } else if (!f->threaded) {
-        wd_prof_phase(f->prof, ticks, ns, name, begin);
     }
 }
 
@@ -386,73 +378,54 @@ void wd_prof_feed_step(wd_prof_feed *f, uint64_t ticks, uint64_t cost, const cha
                        uint64_t operand)
 {
     uint64_t *w;
-    if (f->threaded && (w = room_str(f, 5, what, strlen(what))) != NULL) {
+    if ((w = put_str(f, 5, what, strlen(what))) != NULL) {
         w[0] = OP_STEP;
         w[1] = ticks;
         w[2] = cost;
         w[3] = operand;
-        w[4] = strlen(what);
-    } else if (!f->threaded) {
-        wd_prof_step(f->prof, ticks, cost, what, operand);
     }
 }
 
 void wd_prof_feed_level(wd_prof_feed *f, uint32_t level)
 {
     uint64_t *w;
-    if (f->threaded && (w = wd_prof_feed_room(f, 1)) != NULL) {
+    if ((w = put(f, 1)) != NULL)
         w[0] = OP_LEVEL | (uint64_t)level << 32;
-        f->w = w + 1;
-    } else if (!f->threaded) {
-        wd_prof_level(f->prof, level);
-    }
 }
 
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info)
 {
     const char *reason = info->reason != NULL ? info->reason : "";
     uint64_t *w;
-    if (f->threaded && (w = room_str(f, 6, reason, strlen(reason))) != NULL) {
+    if ((w = put_str(f, 6, reason, strlen(reason))) != NULL) {
         w[0] = OP_RUN | (uint64_t)info->outcome << 8 | (uint64_t)info->reboot << 16;
         w[1] = info->level | (uint64_t)info->index << 32;
         w[2] = info->start;
         w[3] = info->effective;
         w[4] = (uint64_t)info->ns;
-        w[5] = strlen(reason);
-    } else if (!f->threaded) {
-        wd_prof_run_info_add(f->prof, info);
     }
 }
 
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit)
 {
     uint64_t *w;
-    if (f->threaded && (w = wd_prof_feed_room(f, 2)) != NULL) {
+    if ((w = put(f, 2)) != NULL) {
         w[0] = OP_UNIT;
         memcpy(&w[1], &ns_per_unit, sizeof ns_per_unit);
-        f->w = w + 2;
-    } else if (!f->threaded) {
-        wd_prof_time_unit(f->prof, ns_per_unit);
     }
 }
 
 void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
 {
     uint64_t *w;
-    if (f->threaded && (w = wd_prof_feed_room(f, 2)) != NULL) {
+    if ((w = put(f, 2)) != NULL) {
         w[0] = OP_END;
         w[1] = ticks;
-        f->w = w + 2;
-    } else if (!f->threaded) {
-        wd_prof_end(f->prof, ticks);
     }
-    if (f->threaded) {
-        if (f->started && f->cur != NULL && f->w != f->cur->w)
-            publish(f);
-        stop(f);
-        apply_here(f); /* a profile that never filled a chunk, or had no thread */
-        unthread(f);
-    }
+    if (f->started && f->cur != NULL && f->w != f->cur->w)
+        publish(f);
+    unthread(f);
+    apply_here(f); /* what no consumer got: a profile that never filled a chunk, or no thread */
     if (f->failed)
         prof_nomem(f->prof);
 }

@@ -2,21 +2,22 @@
  *
  * Each wd_prof event costs a hundred or more instructions (the tree, the stack, a calling-
  * context tree's hash) and touches memory that grows with the profile: done by the thread
- * that runs the kernel, they were most of what profiling added to a kernel run. A threaded
- * feed has that thread only append each event to a buffer (24 bytes for a call or return),
- * while a consumer thread, on the CPU the interpreter leaves idle, applies the events to the
- * profiler in the same order. The profile is the one the events give applied at once, byte
- * for byte (tests/unit/feed_test.c). Memory in flight is bounded: when the consumer is
- * WD_PROF_FEED_MAX_CHUNKS chunks behind, the producer waits for it.
+ * that runs the kernel, they were most of what profiling added to a kernel run. A feed has
+ * that thread only append each event to a chunk (24 bytes for a call or return); full
+ * chunks go to a consumer thread, on the CPU the interpreter leaves idle, which applies the
+ * events to the profiler in the same order. The profile is the one the events give applied
+ * at once, byte for byte (tests/unit/prof_feed_test.c). Memory in flight is bounded: when
+ * the consumer is WD_PROF_FEED_MAX_CHUNKS chunks behind, the producer waits for it.
  *
  * The thread starts when the first chunk (WD_PROF_FEED_CHUNK words) is full, so a profile
- * of a few thousand events never starts one. A feed that is not threaded (one CPU, a
- * context other threads may not allocate beside, or the debugger's profile windows, which
- * read the profile between steps) applies each event at once.
+ * of a few thousand events never starts one. Without a thread (not asked for, one CPU, a
+ * context other threads may not allocate beside, or no thread could be made) each full
+ * chunk is applied where it was filled. Either way the profiler has every event once
+ * wd_prof_feed_end returns, and not before: nothing may read it while events are sent.
  *
- * Symbols are interned through the feed: it returns its own ids (0, 1, 2, ...) at once and
- * the consumer maps them to the profiler's. While a threaded feed runs, the profiler and
- * its wd_ctx belong to the consumer; the producer touches them again after
+ * Symbols are interned through the feed: it returns its own ids (0, 1, 2, ...) at once, and
+ * whoever applies the events maps them to the profiler's. While the feed runs, the
+ * profiler and its wd_ctx belong to the consumer; the producer touches them again after
  * wd_prof_feed_end. The feed allocates from the context it is given (the producer's). */
 #ifndef WD_PROFILER_FEED_H
 #define WD_PROFILER_FEED_H
@@ -34,21 +35,22 @@ enum { WD_PROF_FEED_CALL = 1, WD_PROF_FEED_RET = 2 }; /* the codes of the inline
 typedef struct wd_prof_feed {
     wd_ctx *ctx; /* the producer's */
     wd_prof *prof;
-    bool threaded, started, no_thread, failed;
+    bool started, failed; /* started: the consumer thread runs */
     /* the producer's chunk: words w..end free */
     wd_prof_feed_chunk *cur;
     uint64_t *w, *end;
     /* the raw names of the feed's symbols, by feed id */
     char **names;
     uint32_t name_count, name_cap;
-    /* feed id -> profiler symbol (the consumer's; the producer's when not threaded) */
+    /* feed id -> profiler symbol (whoever applies the events owns it) */
     uint32_t *map;
     uint32_t map_count, map_cap;
-    wd_prof_feed_shared *sh; /* what the two threads share (feed.c), when threaded */
+    wd_prof_feed_shared *sh; /* what the two threads share (feed.c); NULL: no thread */
 } wd_prof_feed;
 
-/* `prof` is borrowed. Threaded only when asked, when the machine has two CPUs or more and
- * `ctx` may be used beside the profiler's (wd_ctx_forkable, and not the same context). */
+/* `prof` is borrowed. A thread may be used only when asked (`threaded`), when the machine
+ * has two CPUs or more and `ctx` may be used beside the profiler's (wd_ctx_forkable, and
+ * not the same context). */
 void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threaded);
 /* Frees what is left (after wd_prof_feed_end, or instead of it: events not applied are
  * dropped). */
@@ -64,14 +66,8 @@ const char *wd_prof_feed_symbol_raw(const wd_prof_feed *f, uint32_t id);
  * NULL when the feed has failed (events are then dropped and wd_prof_status reports it). */
 uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count);
 
-void wd_prof_feed_apply_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id);
-
 static inline void wd_prof_feed_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
 {
-    if (WD_UNLIKELY(!f->threaded)) {
-        wd_prof_feed_apply_call(f, ticks, ns, id);
-        return;
-    }
     uint64_t *w = f->w;
     if (WD_UNLIKELY(f->end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
         return;
@@ -83,10 +79,6 @@ static inline void wd_prof_feed_call(wd_prof_feed *f, uint64_t ticks, int64_t ns
 
 static inline void wd_prof_feed_ret(wd_prof_feed *f, uint64_t ticks, int64_t ns)
 {
-    if (WD_UNLIKELY(!f->threaded)) {
-        wd_prof_ret(f->prof, ticks, ns);
-        return;
-    }
     uint64_t *w = f->w;
     if (WD_UNLIKELY(f->end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
         return;
@@ -105,7 +97,7 @@ void wd_prof_feed_level(wd_prof_feed *f, uint32_t level);
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info);
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit);
 /* wd_prof_end through the feed, then waits until every event is applied: the profiler is
- * the caller's again. Events after it are applied at once. */
+ * the caller's again. The last event. */
 void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks);
 
 #endif

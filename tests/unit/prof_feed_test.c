@@ -1,7 +1,8 @@
-/* prof_feed_test.c: events through a threaded feed (profiler/feed.h) give the profile they
- * give applied at once, file for file: calls and returns by the hundred thousand (more
- * chunks than may be in flight, so the producer waits), symbols interned while events are
- * in flight, strings longer than a chunk, and every rare event. */
+/* prof_feed_test.c: events through a feed (profiler/feed.h), applied by its consumer thread
+ * or where they were sent, give the profile they give applied straight to the profiler,
+ * file for file: calls and returns by the hundred thousand (more chunks than may be in
+ * flight, so the producer waits), symbols interned while events are in flight, strings
+ * longer than a chunk, and every rare event. */
 #include "profiler/feed.h"
 #include "profiler/output.h"
 #include "tests/unit/test.h"
@@ -18,9 +19,69 @@ static uint32_t rnd(uint32_t n)
     return wd_test_rnd(&rng, n);
 }
 
+/* Where the events go: the feed, or straight to the profiler (f NULL). */
+typedef struct sink {
+    wd_prof_feed *f;
+    wd_prof *p;
+} sink;
+
+static uint32_t s_symbol(sink *s, wd_prof_kind kind, uint32_t idx, const char *name)
+{
+    return s->f ? wd_prof_feed_symbol(s->f, kind, idx, name, strlen(name))
+                : wd_prof_symbol(s->p, kind, idx, name, strlen(name));
+}
+
+static void s_call(sink *s, uint64_t t, int64_t ns, uint32_t sym)
+{
+    if (s->f)
+        wd_prof_feed_call(s->f, t, ns, sym);
+    else
+        wd_prof_call(s->p, t, ns, sym);
+}
+
+static void s_ret(sink *s, uint64_t t, int64_t ns)
+{
+    if (s->f)
+        wd_prof_feed_ret(s->f, t, ns);
+    else
+        wd_prof_ret(s->p, t, ns);
+}
+
+static void s_phase(sink *s, uint64_t t, int64_t ns, const char *name, bool begin)
+{
+    if (s->f)
+        wd_prof_feed_phase(s->f, t, ns, name, begin);
+    else
+        wd_prof_phase(s->p, t, ns, name, begin);
+}
+
+static void s_step(sink *s, uint64_t t, uint64_t cost, const char *what, uint64_t operand)
+{
+    if (s->f)
+        wd_prof_feed_step(s->f, t, cost, what, operand);
+    else
+        wd_prof_step(s->p, t, cost, what, operand);
+}
+
+static void s_level(sink *s, uint32_t level)
+{
+    if (s->f)
+        wd_prof_feed_level(s->f, level);
+    else
+        wd_prof_level(s->p, level);
+}
+
+static void s_run(sink *s, const wd_prof_run_info *info)
+{
+    if (s->f)
+        wd_prof_feed_run_info(s->f, info);
+    else
+        wd_prof_run_info_add(s->p, info);
+}
+
 /* Three levels of runs; `calls` call events in all. Returns whether the feed had started
- * its thread before the end (when it is threaded). */
-static bool feed_events(wd_prof_feed *f, uint32_t calls)
+ * its thread before the end. */
+static bool feed_events(sink *s, uint32_t calls)
 {
     rng = 11;
     static char big[3 * WD_PROF_FEED_CHUNK * 8];
@@ -30,19 +91,19 @@ static bool feed_events(wd_prof_feed *f, uint32_t calls)
     big[sizeof big - 1] = '\0';
     uint32_t syms[40];
     uint32_t nsyms = 0;
-    uint32_t entry = wd_prof_feed_symbol(f, WD_PROF_ENTRY, 0, "kernel_run", 10);
-    uint32_t host = wd_prof_feed_symbol(f, WD_PROF_HOST, 1, "smart_rollup_core.write_debug", 29);
+    uint32_t entry = s_symbol(s, WD_PROF_ENTRY, 0, "kernel_run");
+    uint32_t host = s_symbol(s, WD_PROF_HOST, 1, "smart_rollup_core.write_debug");
     uint64_t t = 10;
     int64_t ns = 100;
     uint32_t made = 0, bigs = calls >= 1000 ? 3 : 0;
     for (uint32_t run = 0; run < 6; run++) {
         if (run % 2 == 0)
-            wd_prof_feed_level(f, run / 2);
+            s_level(s, run / 2);
         uint64_t start = t;
-        wd_prof_feed_phase(f, t, ns, "decode", true);
+        s_phase(s, t, ns, "decode", true);
         t += 50;
-        wd_prof_feed_phase(f, t, ns, "decode", false);
-        wd_prof_feed_call(f, t, ns, entry);
+        s_phase(s, t, ns, "decode", false);
+        s_call(s, t, ns, entry);
         uint32_t depth = 1;
         while (made < calls / 6 * (run + 1)) {
             t += 1 + rnd(20);
@@ -51,50 +112,57 @@ static bool feed_events(wd_prof_feed *f, uint32_t calls)
             if (c == 0 && nsyms < 40) { /* a function met for the first time */
                 char name[32];
                 snprintf(name, sizeof name, "_ZN3mod4f%uE", nsyms);
-                syms[nsyms] = wd_prof_feed_symbol(f, WD_PROF_DIRECT + nsyms % 2, nsyms, name,
-                                                  strlen(name));
+                syms[nsyms] = s_symbol(s, WD_PROF_DIRECT + nsyms % 2, nsyms, name);
                 nsyms++;
             } else if (c == 1) {
-                wd_prof_feed_call(f, t, ns, host);
+                s_call(s, t, ns, host);
                 bool b = bigs > 0 && rnd(1000) == 0;
                 bigs -= b;
-                wd_prof_feed_phase(f, t, ns, b ? big : "section:s", rnd(2));
-                wd_prof_feed_ret(f, t + 5, ns);
+                s_phase(s, t, ns, b ? big : "section:s", rnd(2));
+                s_ret(s, t + 5, ns);
             } else if (c == 2) {
-                wd_prof_feed_step(f, t, 1000 + rnd(90000), "memory.copy", rnd(5000));
+                s_step(s, t, 1000 + rnd(90000), "memory.copy", rnd(5000));
             } else if (c < 9 && nsyms > 0 && depth < 30) {
-                wd_prof_feed_call(f, t, ns, syms[rnd(nsyms)]);
+                s_call(s, t, ns, syms[rnd(nsyms)]);
                 made++;
                 depth++;
             } else if (depth > 1) {
-                wd_prof_feed_ret(f, t, ns);
+                s_ret(s, t, ns);
                 depth--;
             }
         }
         if (run == 5) { /* stopped at the tick limit: open calls */
             wd_prof_run_info info = {run / 2, run % 2, start, t + 3 - start, WD_PROF_STUCK,
                                      false, "too many ticks", ns};
-            wd_prof_feed_run_info(f, &info);
+            s_run(s, &info);
             break;
         }
         while (depth-- > 0)
-            wd_prof_feed_ret(f, ++t, ns);
+            s_ret(s, ++t, ns);
         wd_prof_run_info info = {run / 2, run % 2, start, t - start + 1,
                                  run == 3 ? WD_PROF_TRAPPED : WD_PROF_OK, run % 2 == 0,
                                  run == 3 ? "unreachable" : "", ns};
-        wd_prof_feed_run_info(f, &info);
+        s_run(s, &info);
         t += 1000;
     }
-    bool started = f->started;
-    wd_prof_feed_time_unit(f, 0.5);
-    wd_prof_feed_end(f, t + 100);
+    if (s->f == NULL) {
+        wd_prof_time_unit(s->p, 0.5);
+        wd_prof_end(s->p, t + 100);
+        return false;
+    }
+    bool started = s->f->started;
+    wd_prof_feed_time_unit(s->f, 0.5);
+    wd_prof_feed_end(s->f, t + 100);
     return started;
 }
 
 static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
 
-/* Profiles `calls` calls through a feed, threaded or not, into dir/t.*; stats out. */
-static bool profile(bool threaded, uint32_t calls, wd_prof_mode mode, const char *dir,
+enum how { DIRECT, FEED_HERE, FEED_THREAD };
+
+/* Profiles `calls` calls into dir/t.*: events straight to the profiler, or through a feed
+ * without or with its thread; stats out. */
+static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char *dir,
                     wd_prof_stats *stats, bool *started)
 {
     wd_ctx pctx, fctx;
@@ -107,17 +175,29 @@ static bool profile(bool threaded, uint32_t calls, wd_prof_mode mode, const char
     if (wd_prof_new(&pctx, &cfg, &p, &err) != WD_OK)
         return false;
     wd_prof_feed f;
-    wd_prof_feed_init(&f, &fctx, p, threaded);
-    bool was_threaded = f.threaded;
-    *started = feed_events(&f, calls);
+    wd_prof_feed_init(&f, &fctx, p, how == FEED_THREAD);
+    bool may_thread = f.sh != NULL;
+    sink s = {how == DIRECT ? NULL : &f, p};
+    *started = feed_events(&s, calls);
     wd_prof_feed_fini(&f);
     wd_prof_get_stats(p, stats);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
                      .tick_model = "m"};
-    bool ok = was_threaded == threaded && wd_prof_status(p, &err) == WD_OK &&
+    bool ok = may_thread == (how == FEED_THREAD) && wd_prof_status(p, &err) == WD_OK &&
               wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
     wd_prof_free(p);
     return ok && pctx.live == 0 && fctx.live == 0;
+}
+
+/* The files of `how` against those of the events applied straight to the profiler. */
+static bool same_as_direct(enum how how, uint32_t calls, wd_prof_mode mode, const char *da,
+                           const char *db, wd_prof_stats *sb, bool *started)
+{
+    wd_prof_stats sa;
+    bool direct_started;
+    return profile(DIRECT, calls, mode, da, &sa, &direct_started) &&
+           profile(how, calls, mode, db, sb, started) && sa.calls == sb->calls &&
+           sa.nodes == sb->nodes && wd_test_same_files(da, db, "t", exts, 5);
 }
 
 static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
@@ -130,15 +210,15 @@ static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
     CHECK(mkdir(da, 0700) == 0 && mkdir(db, 0700) == 0);
     wd_prof_stats sa, sb;
     bool started_a, started_b;
-    CHECK(profile(false, calls, mode, da, &sa, &started_a));
+    CHECK(same_as_direct(FEED_HERE, calls, mode, da, db, &sa, &started_a));
     bool two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-    CHECK(profile(two_cpus, calls, mode, db, &sb, &started_b));
+    CHECK(two_cpus ? same_as_direct(FEED_THREAD, calls, mode, da, db, &sb, &started_b)
+                   : same_as_direct(FEED_HERE, calls, mode, da, db, &sb, &started_b));
     CHECK(!started_a);
     CHECK_EQ(started_b, two_cpus && expect_thread);
     CHECK_EQ(sa.calls, sb.calls);
     CHECK_EQ(sa.nodes, sb.nodes);
     CHECK(sa.calls >= calls / 6 * 5);
-    CHECK(wd_test_same_files(da, db, "t", exts, 5));
     rmdir(da);
     rmdir(db);
     rmdir(dir);
@@ -171,7 +251,7 @@ TEST(prof_feed_not_threaded_on_the_profilers_context)
     CHECK_EQ(wd_prof_new(&ctx, &cfg, &p, &err), WD_OK);
     wd_prof_feed f;
     wd_prof_feed_init(&f, &ctx, p, true);
-    CHECK(!f.threaded);
+    CHECK(f.sh == NULL); /* no thread may be used */
     uint32_t a = wd_prof_feed_symbol(&f, WD_PROF_DIRECT, 3, "f", 1);
     uint32_t b = wd_prof_feed_symbol(&f, WD_PROF_DIRECT, 3, "f", 1);
     CHECK(a != b); /* feed ids are the feed's own ... */
