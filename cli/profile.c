@@ -282,13 +282,16 @@ int wd_cli_profile(int argc, char **argv)
         code = WD_EXIT_USAGE;
     }
     wd_srcloc_fini(&loc);
-    wd_profhook_fini(&hook); /* after an error, the feed's thread stops here */
+    /* The PVM first: freeing it unwinds a run stopped by Ctrl-C, whose returns still go to
+     * the hook (the feed drops events after its end). Then the feed's thread, which after an
+     * error may still run, stops before the profiler is touched. */
+    wd_cli_pvm_finish(&s);
+    wd_profhook_fini(&hook);
     wd_prof_record(prof, NULL);
     wd_error ignored;
     wd_error_clear(&ignored);
     if (wd_trace_writer_close(w, &ignored) != WD_OK)
         code = WD_EXIT_USAGE; /* only after an earlier failure: already reported */
-    wd_cli_pvm_finish(&s);
     wd_prof_free(prof);
     free(made);
     return code;

@@ -296,7 +296,7 @@ static void publish(wd_prof_feed *f)
 
 uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
 {
-    if (f->failed)
+    if (f->failed || f->ended)
         return NULL;
     if (f->cur != NULL && (size_t)(f->end - f->w) >= count)
         return f->w;
@@ -426,6 +426,8 @@ void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
         publish(f);
     unthread(f);
     apply_here(f); /* what no consumer got: a profile that never filled a chunk, or no thread */
+    f->ended = true;
+    f->w = f->end = NULL;
     if (f->failed)
         prof_nomem(f->prof);
 }

@@ -35,7 +35,7 @@ enum { WD_PROF_FEED_CALL = 1, WD_PROF_FEED_RET = 2 }; /* the codes of the inline
 typedef struct wd_prof_feed {
     wd_ctx *ctx; /* the producer's */
     wd_prof *prof;
-    bool started, failed; /* started: the consumer thread runs */
+    bool started, failed, ended; /* started: the consumer thread runs */
     /* the producer's chunk: words w..end free */
     wd_prof_feed_chunk *cur;
     uint64_t *w, *end;
@@ -97,7 +97,8 @@ void wd_prof_feed_level(wd_prof_feed *f, uint32_t level);
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info);
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit);
 /* wd_prof_end through the feed, then waits until every event is applied: the profiler is
- * the caller's again. The last event. */
+ * the caller's again. Events after it are dropped (the returns of a run unwound when the
+ * PVM is freed, say): the profile is over. */
 void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks);
 
 #endif

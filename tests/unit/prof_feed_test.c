@@ -262,8 +262,16 @@ TEST(prof_feed_not_threaded_on_the_profilers_context)
     wd_prof_feed_ret(&f, 30, 0);
     wd_prof_feed_ret(&f, 40, 0);
     wd_prof_feed_end(&f, 50);
+    size_t live = ctx.live;
+    wd_prof_feed_call(&f, 60, 0, a); /* after the end: dropped (a run unwound late) */
+    wd_prof_feed_ret(&f, 70, 0);
+    CHECK_EQ(ctx.live, live);
     wd_prof_feed_fini(&f);
     CHECK_EQ(wd_prof_symbol_count(p), 2); /* ... one profiler symbol: root and f */
+    wd_prof_stats st;
+    wd_prof_get_stats(p, &st);
+    CHECK_EQ(st.calls, 2);
+    CHECK_EQ(st.end_ticks, 50);
     wd_prof_free(p);
     CHECK_EQ(ctx.live, 0);
 }
