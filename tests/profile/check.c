@@ -298,8 +298,10 @@ static int clock_units(const char *path)
                 longest = wall, its_ns = ns;
         }
     }
-    if (longest < 200000)
-        FAIL("no run of 200 us to compare (the longest: %lld ns)", longest);
+    /* counter's longest run took 196-300 us on this machine: 50 us leaves room for a
+     * faster one, and the bounds still tell a clock converted twice (its_ns ~ 0) */
+    if (longest < 50000)
+        FAIL("no run of 50 us to compare (the longest: %lld ns)", longest);
     /* A lower bound that a loaded machine keeps (it measured a quarter once: a run's setup,
      * before its first event, waited behind other work), and that still fails a clock
      * converted twice or upside down (off by 9 with this machine's 3 GHz counter). */
