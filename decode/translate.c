@@ -45,8 +45,8 @@
  *   appending an instruction is a few stores; the insns go straight into the module's
  *   arena while they fit in its current chunk (no copy at the end). The open block's
  *   charge is kept aside (xlate.charge) until the block closes. Measured with callgrind
- *   (`loadtime --once`): bench's big.wasm 1252M -> 491M instructions, the tx-kernel in
- *   PVM mode 42.2M -> 19.3M. */
+ *   (`loadtime --once`): bench's big.wasm 1252M -> 488M instructions, the tx-kernel in
+ *   PVM mode 42.2M -> 19.2M. */
 #include "decode/validate_priv.h" /* this file's interface */
 
 #include <inttypes.h>
@@ -138,6 +138,8 @@ struct wd_translator {
     uint32_t val_cap;
     frame *ctrls;
     uint32_t ctrl_cap;
+    uint8_t *ltypes;
+    uint32_t ltype_cap;
     wd_insn *insns;
     uint32_t *icosts, *offs;
     uint32_t insn_cap;
@@ -156,8 +158,9 @@ typedef struct xlate {
     wd_error *err;
     uint32_t func_idx;
     const wd_functype *type;
-    const uint8_t *local_types; /* declared locals */
-    uint32_t local_slots;       /* params + declared locals */
+    uint8_t *ltypes; /* the type of each local, params first (the translator's) */
+    uint32_t ltype_cap;
+    uint32_t local_slots; /* params + declared locals */
 
     uint16_t *vals; /* operand types (not bytes: stores of bytes may alias anything) */
     uint32_t val_count, val_cap, max_height;
@@ -1602,8 +1605,7 @@ WD_INLINE wd_status local_type(xlate *x, uint32_t idx, uint8_t *t)
 {
     if (WD_UNLIKELY(idx >= x->local_slots))
         return unknown_local(x, idx);
-    uint32_t params = x->type->param_count;
-    *t = idx < params ? x->type->params[idx] : x->local_types[idx - params];
+    *t = x->ltypes[idx];
     return WD_OK;
 }
 
@@ -2033,7 +2035,15 @@ static wd_status check_locals(xlate *x, const wd_funcdef *fd)
     if (total > MAX_SLOTS)
         return wd_fail(x->err, WD_ERR_MALFORMED, fd->body_offset, "too many locals");
     x->local_slots = (uint32_t)total;
-    x->local_types = fd->local_types;
+    /* one array of all the locals' types: local.get and local.set, a third of the
+     * instructions, read it without a branch on params or declared locals (mispredicted) */
+    if (total > x->ltype_cap && !wd_grow(x->ctx, (void **)&x->ltypes, &x->ltype_cap, 1, total))
+        return nomem(x);
+    uint32_t params = x->type->param_count;
+    if (params != 0)
+        memcpy(x->ltypes, x->type->params, params);
+    if (fd->local_count != 0)
+        memcpy(x->ltypes + params, fd->local_types, fd->local_count);
     for (uint32_t i = 0; i < fd->local_count; i++) {
         uint8_t t = fd->local_types[i];
         if (t == WD_V128)
@@ -2367,6 +2377,8 @@ wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx, w
     x.val_cap = t->val_cap;
     x.ctrls = t->ctrls;
     x.ctrl_cap = t->ctrl_cap;
+    x.ltypes = t->ltypes;
+    x.ltype_cap = t->ltype_cap;
     x.scratch = t->insns;
     x.icosts = t->icosts;
     x.offs = t->offs;
@@ -2391,6 +2403,8 @@ wd_status wd_translate_func(wd_translator *t, wd_module *m, uint32_t func_idx, w
     t->val_cap = x.val_cap;
     t->ctrls = x.ctrls;
     t->ctrl_cap = x.ctrl_cap;
+    t->ltypes = x.ltypes;
+    t->ltype_cap = x.ltype_cap;
     t->insns = x.scratch;
     t->icosts = x.icosts;
     t->offs = x.offs;
@@ -2478,6 +2492,7 @@ void wd_translator_free(wd_translator *t)
     wd_free(t->ctx, t->vals);
     wd_free(t->ctx, t->type_ok);
     wd_free(t->ctx, t->ctrls);
+    wd_free(t->ctx, t->ltypes);
     wd_free(t->ctx, t->insns);
     wd_free(t->ctx, t->icosts);
     wd_free(t->ctx, t->offs);
