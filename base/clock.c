@@ -16,9 +16,7 @@ int64_t wd_clock_ns(void)
 
 double wd_clock_seconds(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)wd_clock_ns() * 1e-9;
 }
 
 bool wd_clock_fast_ok(void)

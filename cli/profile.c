@@ -203,9 +203,9 @@ int wd_cli_profile(int argc, char **argv)
         return WD_EXIT_USAGE;
     }
     wd_profhook hook;
-    /* A recorded trace holds ns as they come: the fast clock's unit is known at the end. */
-    /* The events are applied on another thread: what is allocated while the kernel runs
-     * comes from hook.ctx, not from the profiler's pctx. */
+    /* Events are stamped by the fast clock, whose unit is known at the end; a recorded trace
+     * holds ns as they come. They are applied on another thread: what is allocated while the
+     * kernel runs comes from hook.ctx, not from the profiler's pctx. */
     wd_profhook_init(&hook, &pctx, prof,
                      !o.with_time       ? WD_PROFHOOK_NO_TIME
                      : o.record != NULL ? WD_PROFHOOK_NS

@@ -38,7 +38,8 @@ enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END };
 static bool map_add(wd_prof_feed *f, uint32_t sym)
 {
     if (f->map_count == f->map_cap &&
-        !wd_grow(f->prof->ctx, (void **)&f->map, &f->map_cap, sizeof *f->map, (uint64_t)f->map_count + 1))
+        !wd_grow(f->prof->ctx, (void **)&f->map, &f->map_cap, sizeof *f->map,
+                 (uint64_t)f->map_count + 1))
         return false;
     f->map[f->map_count++] = sym;
     return true;

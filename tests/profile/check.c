@@ -298,7 +298,7 @@ static int clock_units(const char *path)
                 longest = wall, its_ns = ns;
         }
     }
-    /* counter's longest run took 196-300 us on this machine: 50 us leaves room for a
+    /* counter's longest run took 160-300 us on this machine: 50 us leaves room for a
      * faster one, and the bounds still tell a clock converted twice (its_ns ~ 0) */
     if (longest < 50000)
         FAIL("no run of 50 us to compare (the longest: %lld ns)", longest);

@@ -149,7 +149,6 @@ result $ok "text kernels get symbols" "$tmp/wast.txt"
     ok=yes || ok=no
 result $ok "usage and input errors exit 2" "$tmp/e3"
 
-# The SVG in a browser: the script runs, zooms and searches.
 # Ctrl-C on a kernel that loops (the PVM would give it a whole period, 50e12 ticks):
 # interrupt NAME CMD... starts CMD, waits for the kernel's "looping" (it is in its loop then,
 # and the handler is set), sends SIGINT, and checks the exit status (130) and that stderr
@@ -199,6 +198,7 @@ interrupt budget "$wasmdbg" budget update "$loop" --inputs "$tmp/one-empty.json"
     ok=yes || ok=no
 result $ok "budget update, interrupted: no budget written" "$tmp/int-budget/err"
 
+# The SVG in a browser: the script runs, zooms and searches.
 browser=$(command -v chromium || command -v chromium-browser || true)
 if [ -n "$browser" ]; then
     svg=$(ls "$tmp/counter/live/"*.svg)
