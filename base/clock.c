@@ -19,6 +19,33 @@ double wd_clock_seconds(void)
     return (double)wd_clock_ns() * 1e-9;
 }
 
+bool wd_utc_format(int64_t secs, char buf[20])
+{
+    /* 400-year eras of 146097 days, counted from 0000-03-01 so that February is the last
+     * month of a year and its leap day the last day of one. */
+    const int64_t max = 253402300799; /* 9999-12-31T23:59:59 */
+    const int64_t min = -62167219200; /* 0000-01-01T00:00:00 */
+    if (secs < min || secs > max)
+        return false;
+    /* days since 0000-03-01 (January and February of year 0 are -60..-1), one era ahead so
+     * that the division below never sees a negative day */
+    int64_t days = (secs - min) / 86400 - 60 + 146097, rest = (secs - min) % 86400;
+    int64_t era = days / 146097, doe = days % 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153, day = doy - (153 * mp + 2) / 5 + 1;
+    int64_t month = mp < 10 ? mp + 3 : mp - 9, year = yoe + 400 * (era - 1) + (month <= 2);
+    const int64_t fields[6] = {year, month, day, rest / 3600, rest / 60 % 60, rest % 60};
+    char *w = buf;
+    for (int k = 0; k < 6; k++) {
+        for (int64_t v = fields[k], unit = k == 0 ? 1000 : 10; unit > 0; unit /= 10)
+            *w++ = (char)('0' + v / unit % 10);
+        *w++ = "--T::"[k < 5 ? k : 0]; /* the last one is replaced by the NUL */
+    }
+    w[-1] = '\0';
+    return true;
+}
+
 bool wd_clock_fast_ok(void)
 {
 #if WD_HAVE_TSC

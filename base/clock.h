@@ -26,6 +26,11 @@ double wd_clock_seconds(void);
  * bit). When false, time with wd_clock_ns. */
 bool wd_clock_fast_ok(void);
 
+/* `secs` since the Unix epoch as UTC "YYYY-MM-DDTHH:MM:SS" into buf (20 bytes with the NUL);
+ * false, buf untouched, for a year outside 0..9999. Pure arithmetic: gmtime_r and strftime
+ * load the time zone file on their first call (50 us of every `wasmdbg profile`). */
+bool wd_utc_format(int64_t secs, char buf[20]);
+
 static inline uint64_t wd_clock_fast(void)
 {
 #if WD_HAVE_TSC

@@ -653,10 +653,7 @@ void wd_profhook_timestamp(char *buf, size_t size)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    time_t secs = ts.tv_sec;
-    gmtime_r(&secs, &tm);
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
+    char day[20] = "1970-01-01T00:00:00"; /* kept if the clock reads past the year 9999 */
+    wd_utc_format(ts.tv_sec, day);
     snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
 }

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "vm/base58.h"
 #include "vm/michelson.h"
 
@@ -278,12 +278,9 @@ static bool transfer(reader *rd)
 /* "1970-01-01T00:00:00Z" */
 static void print_timestamp(int64_t secs)
 {
-    time_t t = (time_t)secs;
-    struct tm tm;
-    char buf[64];
-    if ((int64_t)t == secs && gmtime_r(&t, &tm) != NULL &&
-        strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm) != 0)
-        printf("%s", buf);
+    char buf[20];
+    if (wd_utc_format(secs, buf))
+        printf("%sZ", buf);
     else
         printf("%lld", (long long)secs);
 }
