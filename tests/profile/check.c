@@ -282,7 +282,7 @@ static int clock_units(const char *path)
     if (prof == NULL)
         return 1;
     json_t *levels = json_object_get(prof, "levels");
-    long long longest = 0, its_ns = 0;
+    long long longest = 0, best_ns = 0, best_wall = 1;
     for (size_t l = 0; l < json_array_size(levels); l++) {
         json_t *runs = json_object_get(json_array_get(levels, l), "runs");
         for (size_t r = 0; r < json_array_size(runs); r++) {
@@ -294,19 +294,25 @@ static int clock_units(const char *path)
             if (ns > wall + wall / 50 + 20000)
                 FAIL("level %zu run %zu: %lld ns from the events, %lld by the PVM", l, r, ns,
                      wall);
-            if (wall > longest)
-                longest = wall, its_ns = ns;
+            longest = wall > longest ? wall : longest;
+            /* the run of 50 us or more whose events cover the most of the PVM's interval */
+            if (wall >= 50000 && (double)ns / (double)wall > (double)best_ns / (double)best_wall)
+                best_ns = ns, best_wall = wall;
         }
     }
     /* counter's longest run took 160-300 us on this machine: 50 us leaves room for a
-     * faster one, and the bounds still tell a clock converted twice (its_ns ~ 0) */
+     * faster one, and the bounds still tell a clock converted twice (its ns ~ 0) */
     if (longest < 50000)
         FAIL("no run of 50 us to compare (the longest: %lld ns)", longest);
-    /* A lower bound that a loaded machine keeps (it measured a quarter once: a run's setup,
-     * before its first event, waited behind other work), and that still fails a clock
-     * converted twice or upside down (off by 9 with this machine's 3 GHz counter). */
-    else if (its_ns < longest / 8)
-        FAIL("the longest run: %lld ns from the events, %lld by the PVM", its_ns, longest);
+    /* A lower bound that a loaded machine keeps, and that still fails a clock converted
+     * twice or upside down (off by 9 with this machine's 3 GHz counter). A run's setup,
+     * before its first event, may wait behind other work and stretch the PVM's interval
+     * alone: under `make test` one run measured 728 us by the PVM and 82 us by its events
+     * (its setup waited), a quarter another time. So the bound holds for the best-covered
+     * run of 50 us or more, not for each. */
+    else if (best_ns < best_wall / 8)
+        FAIL("the best-covered run: %lld ns from the events, %lld by the PVM", best_ns,
+             best_wall);
     json_decref(prof);
     return failures != 0;
 }
