@@ -1,9 +1,9 @@
 /* clock_test.c: the calendar of base/clock.c. */
-#include <stdlib.h>
 #include <time.h>
 
 #include "base/clock.h"
 #include "tests/unit/test.h"
+#include "tests/unit/util.h"
 
 static void check_utc(int64_t secs, const char *want, const char *file, int line)
 {
@@ -35,16 +35,18 @@ TEST(clock_utc_known_dates)
     CHECK(strcmp(buf, "untouched") == 0);
 }
 
-/* Against the C library's gmtime_r, over days spread across the years 1..9999 and the seconds
- * around midnight and new year. */
+/* Against the C library's gmtime_r, on days spread across the years 1..9999, at any second
+ * of the day or in the last and first seconds around midnight. */
 TEST(clock_utc_matches_gmtime)
 {
-    uint64_t x = 88172645463325252u; /* xorshift: the same points on every run */
+    const int64_t year1 = -62135596800; /* 0001-01-01T00:00:00 */
+    const uint32_t days = 3652059;      /* 0001-01-01 .. 9999-12-31 */
+    uint64_t rnd = 88172645463325252u;
     for (int i = 0; i < 200000; i++) {
-        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        int64_t secs = -62135596800 + (int64_t)(x % (253402300800 + 62135596800));
-        if (i % 4 == 1)
-            secs -= secs % 86400 + (int64_t)(x >> 60) - 8; /* near a midnight */
+        int64_t day = wd_test_rnd(&rnd, days);
+        int64_t second = i % 4 == 1 ? (86400 - 8 + wd_test_rnd(&rnd, 16)) % 86400
+                                    : wd_test_rnd(&rnd, 86400);
+        int64_t secs = year1 + day * 86400 + second;
         time_t t = (time_t)secs;
         struct tm tm;
         CHECK(gmtime_r(&t, &tm) != NULL);
@@ -52,8 +54,7 @@ TEST(clock_utc_matches_gmtime)
         snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
         char got[20];
-        CHECK(wd_utc_format(secs, got));
-        if (strcmp(got, want) != 0) {
+        if (!wd_utc_format(secs, got) || strcmp(got, want) != 0) {
             CHECK_UTC(secs, want);
             return;
         }
