@@ -13,7 +13,9 @@ static void *libc_realloc(void *ud, void *ptr, size_t size)
         free(ptr);
         return NULL;
     }
-    return realloc(ptr, size);
+    /* glibc's realloc of NULL takes a longer way to malloc (about 180 instructions a call
+     * against 100: callgrind, a profile's few hundred small allocations) */
+    return ptr == NULL ? malloc(size) : realloc(ptr, size);
 }
 
 void wd_ctx_init(wd_ctx *ctx)
