@@ -101,7 +101,7 @@ typedef struct wd_cli_prof_opts {
     wd_prof_out out;       /* dir, base, collapsed, with_time, max_depth, names */
     bool json;             /* the machine profile on stdout instead of the summary */
     uint32_t host_per_byte; /* to estimate the bytes of host calls in hot steps */
-    wd_prof_files *files;   /* created ahead (wd_prof_files_open) or NULL; consumed */
+    wd_prof_files *files;   /* named ahead (wd_prof_files_new) or NULL; consumed */
 } wd_cli_prof_opts;
 
 /* Writes the files and prints the summary (or the JSON). Returns an exit code. */

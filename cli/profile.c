@@ -228,10 +228,13 @@ int wd_cli_profile(int argc, char **argv)
     wd_srcloc loc;
     wd_srcloc_init(&loc, hook.ctx);
     wd_status st = WD_OK;
+    bool discard = false;
     if (!wd_cli_prof_dir(o.out_dir ? o.out_dir : s.flamecharts_dir, &made, &dir))
         st = WD_ERR_IO;
-    else /* the files are created while the kernel runs */
-        files = wd_prof_files_open(&(wd_prof_out){.dir = dir, .base = base});
+    else /* the files are created while the kernel runs, when the feed has a thread */
+        files = wd_prof_files_new(&(wd_prof_out){.dir = dir, .base = base});
+    if (files != NULL)
+        wd_prof_feed_on_start(&hook.feed, wd_prof_files_create, files);
     if (st == WD_OK && o.record != NULL)
         st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
     if (st == WD_OK)
@@ -276,7 +279,7 @@ int wd_cli_profile(int argc, char **argv)
         if (code == WD_EXIT_OK && interrupted)
             code = WD_EXIT_INTERRUPTED;
     } else {
-        wd_prof_files_discard(files);
+        discard = true; /* once the feed's thread, which may be creating them, is over */
         if (err.msg[0] != '\0')
             fprintf(stderr, "wasmdbg: %s\n", err.msg);
         code = WD_EXIT_USAGE;
@@ -287,6 +290,8 @@ int wd_cli_profile(int argc, char **argv)
      * error may still run, stops before the profiler is touched. */
     wd_cli_pvm_finish(&s);
     wd_profhook_fini(&hook);
+    if (discard)
+        wd_prof_files_discard(files);
     wd_prof_record(prof, NULL);
     wd_error ignored;
     wd_error_clear(&ignored);

@@ -126,6 +126,8 @@ static void *consume(void *arg)
     wd_prof_feed *f = arg;
     wd_prof_feed_shared *sh = f->sh;
     bool ok = true;
+    if (f->on_start != NULL)
+        f->on_start(f->on_start_arg);
     pthread_mutex_lock(&sh->mu);
     for (;;) {
         while (sh->head == NULL && !sh->done)
@@ -206,6 +208,12 @@ static void unthread(wd_prof_feed *f)
     pthread_cond_destroy(&sh->has_room);
     wd_free(f->ctx, sh);
     f->sh = NULL;
+}
+
+void wd_prof_feed_on_start(wd_prof_feed *f, void (*fn)(void *), void *arg)
+{
+    f->on_start = fn;
+    f->on_start_arg = arg;
 }
 
 void wd_prof_feed_fini(wd_prof_feed *f)

@@ -46,12 +46,20 @@ typedef struct wd_prof_feed {
     uint32_t *map;
     uint32_t map_count, map_cap;
     wd_prof_feed_shared *sh; /* what the two threads share (feed.c); NULL: no thread */
+    void (*on_start)(void *); /* wd_prof_feed_on_start */
+    void *on_start_arg;
 } wd_prof_feed;
 
 /* `prof` is borrowed. A thread may be used only when asked (`threaded`), when the machine
  * has two CPUs or more and `ctx` may be used beside the profiler's (wd_ctx_forkable, and
  * not the same context). */
 void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threaded);
+/* A job for the consumer thread, done as it starts, before it applies events (so beside the
+ * kernel, on the CPU the interpreter leaves idle), when there is such a thread: only when the
+ * events fill more than one chunk and init allowed a thread. The caller sees whether it was
+ * done once wd_prof_feed_end or wd_prof_feed_fini returned. It must not touch the profiler
+ * nor allocate from a context the threads use. Call before the first event. */
+void wd_prof_feed_on_start(wd_prof_feed *f, void (*fn)(void *), void *arg);
 /* Frees what is left (after wd_prof_feed_end, or instead of it: events not applied are
  * dropped). */
 void wd_prof_feed_fini(wd_prof_feed *f);

@@ -2,8 +2,10 @@
 #include "profiler/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/thread.h"
 #include "profiler/prof_priv.h"
@@ -1395,18 +1397,42 @@ static void file_paths(const wd_prof_out *o, char (*paths)[4096])
         snprintf(paths[k], sizeof paths[k], "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
 }
 
-/* Opens the files (unbuffered: the writers buffer, each full buffer is one write); on
- * failure closes those opened. */
-static wd_status open_files(out_file *outs, char (*paths)[4096], wd_error *err)
+/* Creates the files, each as a descriptor in fds[k]; on failure removes those made. System
+ * calls only (no allocation): any thread may do it (wd_prof_files_create). */
+static wd_status create_files(int *fds, char (*paths)[4096], wd_error *err)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        outs[k] = (out_file){fopen(paths[k], "w"), paths[k], WD_OK, {0}};
+        fds[k] = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fds[k] < 0) {
+            wd_status st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", paths[k],
+                                   strerror(errno));
+            while (k-- > 0) {
+                close(fds[k]);
+                remove(paths[k]);
+            }
+            return st;
+        }
+    }
+    return WD_OK;
+}
+
+/* Streams on the created files (unbuffered: the writers buffer, each full buffer is one
+ * write); on failure closes and removes every file. */
+static wd_status open_files(out_file *outs, const int *fds, char (*paths)[4096], wd_error *err)
+{
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
+        outs[k] = (out_file){fdopen(fds[k], "w"), paths[k], WD_OK, {0}};
         wd_error_clear(&outs[k].err);
         if (outs[k].f == NULL) {
             wd_status st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", paths[k],
                                    strerror(errno));
-            while (k-- > 0)
-                fclose(outs[k].f);
+            for (int i = 0; i < WD_PROF_FILE_COUNT; i++) {
+                if (i < k)
+                    fclose(outs[i].f);
+                else
+                    close(fds[i]);
+                remove(paths[i]);
+            }
             return st;
         }
         setvbuf(outs[k].f, NULL, _IONBF, 0);
@@ -1414,43 +1440,39 @@ static wd_status open_files(out_file *outs, char (*paths)[4096], wd_error *err)
     return WD_OK;
 }
 
-/* Files created ahead by a thread of their own (output.h). */
+/* Files named ahead, maybe created ahead (output.h). */
 struct wd_prof_files {
-    wd_thread th;
-    out_file outs[WD_PROF_FILE_COUNT];
-    char paths[WD_PROF_FILE_COUNT][4096];
-    wd_status st;
+    bool created;
+    wd_status st; /* of the creation */
     wd_error err;
+    int fds[WD_PROF_FILE_COUNT];
+    char paths[WD_PROF_FILE_COUNT][4096];
 };
 
-static void *open_job(void *arg)
-{
-    wd_prof_files *x = arg;
-    x->st = open_files(x->outs, x->paths, &x->err);
-    return NULL;
-}
-
-wd_prof_files *wd_prof_files_open(const wd_prof_out *o)
+wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
 {
     wd_prof_files *x = malloc(sizeof *x);
     if (x == NULL)
         return NULL;
+    x->created = false;
     file_paths(o, x->paths);
     wd_error_clear(&x->err);
-    if (!wd_thread_start(&x->th, open_job, x)) {
-        free(x);
-        return NULL;
-    }
     return x;
+}
+
+void wd_prof_files_create(void *files)
+{
+    wd_prof_files *x = files;
+    x->st = create_files(x->fds, x->paths, &x->err);
+    x->created = true;
 }
 
 void wd_prof_files_discard(wd_prof_files *x)
 {
     if (x == NULL)
         return;
-    wd_thread_join(&x->th);
-    for (int k = 0; k < WD_PROF_FILE_COUNT && x->st == WD_OK; k++) {
-        fclose(x->outs[k].f);
+    for (int k = 0; k < WD_PROF_FILE_COUNT && x->created && x->st == WD_OK; k++) {
+        close(x->fds[k]);
         remove(x->paths[k]);
     }
     free(x);
@@ -1485,19 +1507,27 @@ static wd_status close_files(out_file *outs, wd_error *err)
 wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *pre,
                               wd_error *err)
 {
-    out_file own[WD_PROF_FILE_COUNT], *outs = own;
-    char paths[WD_PROF_FILE_COUNT][4096];
+    out_file outs[WD_PROF_FILE_COUNT];
+    int own_fds[WD_PROF_FILE_COUNT], *fds = own_fds;
+    char own_paths[WD_PROF_FILE_COUNT][4096], (*paths)[4096] = own_paths;
+    wd_status st = WD_OK;
     if (pre == NULL) {
         file_paths(o, paths);
-        WD_TRY(open_files(own, paths, err));
+        st = create_files(fds, paths, err);
     } else {
-        wd_thread_join(&pre->th);
-        outs = pre->outs;
-        if (pre->st != WD_OK) {
-            wd_status st = wd_fail(err, pre->st, 0, "%s", pre->err.msg);
-            free(pre);
-            return st;
-        }
+        if (!pre->created)
+            wd_prof_files_create(pre);
+        fds = pre->fds;
+        paths = pre->paths;
+        st = pre->st;
+        if (st != WD_OK)
+            wd_fail(err, st, 0, "%s", pre->err.msg);
+    }
+    if (st == WD_OK)
+        st = open_files(outs, fds, paths, err);
+    if (st != WD_OK) {
+        free(pre);
+        return st;
     }
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
     wd_thread th;
@@ -1512,7 +1542,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
         tl_job_join(&job, &th);
     else
         tl_job_run(&job);
-    wd_status st = close_files(outs, err);
+    st = close_files(outs, err);
     free(pre);
     return st;
 }

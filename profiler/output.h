@@ -41,17 +41,22 @@ enum { WD_PROF_FILE_FOLDED, WD_PROF_FILE_SVG, WD_PROF_FILE_TRACE, WD_PROF_FILE_S
 extern const char *const wd_prof_file_ext[WD_PROF_FILE_COUNT];
 extern const char *const wd_prof_file_what[WD_PROF_FILE_COUNT];
 
-/* The files created ahead, while the kernel runs, by a thread of their own: on ext4 here
- * creating the 5 files took 0.43-0.53 ms of the end of a profile (more after many files were
- * deleted: ext4 skips inodes freed in the last 30 s). o->dir and o->base name them. NULL
- * when no thread can be made: wd_prof_write_files then creates them. */
+/* The files, possibly created ahead while the kernel runs. wd_prof_files_new names them
+ * (o->dir, o->base; NULL on OOM); wd_prof_files_create creates them, with system calls only
+ * (no allocation, no profile), so that any thread may do it: `profile` has the profiler
+ * feed's consumer thread do it as it starts (profiler/feed.h). On ext4 here creating the 5
+ * files took 0.43-0.53 ms of the end of a tx-kernel-no-verif profile, more after many files
+ * were deleted (ext4 skips inodes freed in the last 30 s). A profile too small for that
+ * thread (counter) creates them at the end: a thread of their own cost it more than that. */
 typedef struct wd_prof_files wd_prof_files;
-wd_prof_files *wd_prof_files_open(const wd_prof_out *o);
-/* Files created ahead that will not be written: removed. NULL is ignored. */
+wd_prof_files *wd_prof_files_new(const wd_prof_out *o);
+void wd_prof_files_create(void *files);
+/* Files that will not be written: those created are removed. NULL is ignored. Not while
+ * wd_prof_files_create may run. */
 void wd_prof_files_discard(wd_prof_files *pre);
 
-/* Writes every file into o->dir: into `pre` when given (from wd_prof_files_open with the same
- * dir and base; consumed, even on failure), else created now. Errors: WD_ERR_IO naming the
+/* Writes every file into o->dir: into `pre` when given (from wd_prof_files_new with the same
+ * dir and base; consumed, even on failure), created now unless it was. Errors: WD_ERR_IO naming the
  * file, WD_ERR_NOMEM. Once the profile is over and when it is big, the event files are
  * written on a thread of its own while the calling thread writes the others (the profile is
  * only read, p->ctx only used by the calling thread). */

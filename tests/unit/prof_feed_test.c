@@ -8,6 +8,7 @@
 #include "tests/unit/test.h"
 #include "tests/unit/util.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -160,6 +161,20 @@ static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.j
 
 enum how { DIRECT, FEED_HERE, FEED_THREAD };
 
+/* The on-start job: counts its runs and whether one ran on the thread that made the feed. */
+typedef struct start_job {
+    pthread_t maker;
+    int runs;
+    bool on_maker;
+} start_job;
+
+static void start_job_run(void *arg)
+{
+    start_job *j = arg;
+    j->runs++;
+    j->on_maker = j->on_maker || pthread_equal(pthread_self(), j->maker);
+}
+
 /* Profiles `calls` calls into dir/t.*: events straight to the profiler, or through a feed
  * without or with its thread; stats out. */
 static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char *dir,
@@ -176,14 +191,18 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
         return false;
     wd_prof_feed f;
     wd_prof_feed_init(&f, &fctx, p, how == FEED_THREAD);
+    start_job job = {.maker = pthread_self()};
+    wd_prof_feed_on_start(&f, start_job_run, &job);
     bool may_thread = f.sh != NULL;
     sink s = {how == DIRECT ? NULL : &f, p};
     *started = feed_events(&s, calls);
     wd_prof_feed_fini(&f);
+    /* the job ran once on the consumer thread when there was one, else never */
+    bool job_ok = job.runs == (*started ? 1 : 0) && !job.on_maker;
     wd_prof_get_stats(p, stats);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
                      .tick_model = "m"};
-    bool ok = may_thread == (how == FEED_THREAD) && wd_prof_status(p, &err) == WD_OK &&
+    bool ok = job_ok && may_thread == (how == FEED_THREAD) && wd_prof_status(p, &err) == WD_OK &&
               wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
     wd_prof_free(p);
     return ok && pctx.live == 0 && fctx.live == 0;

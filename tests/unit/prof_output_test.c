@@ -470,30 +470,48 @@ TEST(prof_files_on_a_thread)
     CHECK(chrome && ss && folded && chrome1 && ss1 && folded1);
     CHECK(strlen(chrome) > 100000 && strcmp(chrome, chrome1) == 0);
     CHECK(strcmp(ss, ss1) == 0 && strcmp(folded, folded1) == 0);
-    /* files created ahead (wd_prof_files_open) get the same bytes */
-    o.base = "u";
-    wd_prof_files *pre = wd_prof_files_open(&o);
-    CHECK(pre != NULL);
-    CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_OK);
+    /* files named ahead get the same bytes, created ahead (u) or by the write (w) */
     static const char *const same_exts[] = {".out", ".svg", ".trace.json", ".speedscope.json"};
-    for (int k = 0; k < 4; k++) {
-        char *a = slurp_base(dir, "t", same_exts[k]), *b = slurp_base(dir, "u", same_exts[k]);
-        CHECK(a != NULL && b != NULL && strcmp(a, b) == 0);
-        free(a);
-        free(b);
-    }
-    remove_outputs(dir, "u");
-    /* discarded: nothing is left */
-    o.base = "v";
-    wd_prof_files_discard(wd_prof_files_open(&o));
+    static const char *const bases[] = {"u", "w"};
     char path[512];
+    for (int b = 0; b < 2; b++) {
+        o.base = bases[b];
+        wd_prof_files *pre = wd_prof_files_new(&o);
+        CHECK(pre != NULL);
+        snprintf(path, sizeof path, "%s/%s.json", dir, bases[b]);
+        if (b == 0) {
+            wd_prof_files_create(pre);
+            CHECK(access(path, F_OK) == 0);
+        } else {
+            CHECK(access(path, F_OK) != 0);
+        }
+        CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_OK);
+        for (int k = 0; k < 4; k++) {
+            char *x = slurp_base(dir, "t", same_exts[k]), *y = slurp_base(dir, bases[b], same_exts[k]);
+            CHECK(x != NULL && y != NULL && strcmp(x, y) == 0);
+            free(x);
+            free(y);
+        }
+        remove_outputs(dir, bases[b]);
+    }
+    /* discarded, created or not: nothing is left */
+    o.base = "v";
+    wd_prof_files *made = wd_prof_files_new(&o);
+    CHECK(made != NULL);
+    wd_prof_files_create(made);
+    snprintf(path, sizeof path, "%s/v.svg", dir);
+    CHECK(access(path, F_OK) == 0);
+    wd_prof_files_discard(made);
+    CHECK(access(path, F_OK) != 0);
+    wd_prof_files_discard(wd_prof_files_new(&o));
     snprintf(path, sizeof path, "%s/v.out", dir);
     CHECK(access(path, F_OK) != 0);
     remove_outputs(dir, "t");
     /* created ahead in a directory that is not there: the write names the file */
     o.dir = "/nonexistent-wasmdbg-dir";
-    pre = wd_prof_files_open(&o);
+    wd_prof_files *pre = wd_prof_files_new(&o);
     CHECK(pre != NULL);
+    wd_prof_files_create(pre);
     CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_ERR_IO);
     CHECK(strstr(err.msg, "/nonexistent-wasmdbg-dir/v.out: cannot write") != NULL);
     free(chrome);
