@@ -413,8 +413,9 @@ TEST(prof_numbers_as_printf)
 }
 
 /* A profile big enough for wd_prof_write_files to write the event files on a thread: they
- * are the bytes the writers give one by one, and nothing leaks; files created ahead on a
- * thread get the same bytes, are removed when discarded, and a failure names the file. */
+ * are the bytes the writers give one by one, and nothing leaks; files named ahead get the
+ * same bytes whether created ahead or at the write, are removed when discarded, and a
+ * failure names the file. */
 TEST(prof_files_on_a_thread)
 {
     wd_ctx ctx;
