@@ -2181,123 +2181,179 @@ WD_INLINE wd_status read_blocktype(wd_reader *r, wd_body_imm *im)
     return wd_validate_read_blocktype(r, im);
 }
 
-/* The instruction of class `cls` (opcode op) whose opcode byte was read. */
-WD_INLINE wd_status step(xlate *x, wd_reader *r, unsigned cls, uint32_t op)
-{
-    wd_body_imm im;
-    uint32_t idx = 0;
-/* the local, global, function or label index: read in each case (no test before the
- * switch) */
-#define INDEX() WD_TRY(read_u32(r, &idx))
-    switch (cls) {
-    case C_UN:
-        return do_unary(x, op);
-    case C_BIN:
-        return do_binary(x, op);
-    case C_LOAD: {
-        uint32_t align = 0, offset = 0;
-        WD_TRY(read_memarg(r, &align, &offset));
-        return do_load(x, op, align, offset);
-    }
-    case C_STORE: {
-        uint32_t align = 0, offset = 0;
-        WD_TRY(read_memarg(r, &align, &offset));
-        return do_store(x, op, align, offset);
-    }
-    case C_LOCAL_GET:
-        INDEX();
-        return do_local_get(x, idx);
-    case C_LOCAL_SET:
-    case C_LOCAL_TEE:
-        INDEX();
-        return do_local_set(x, idx, cls == C_LOCAL_TEE);
-    case C_GLOBAL_GET:
-        INDEX();
-        return do_global_get(x, idx);
-    case C_GLOBAL_SET:
-        INDEX();
-        return do_global_set(x, idx);
-    case C_I32_CONST: {
-        uint32_t k = 0;
-        WD_TRY(read_i32(r, &k));
-        return do_const(x, op, k);
-    }
-    case C_I64_CONST: {
-        int64_t k = 0;
-        WD_TRY(wd_read_sleb(r, 64, &k));
-        return do_const(x, op, (uint64_t)k);
-    }
-    case C_CALL:
-        INDEX();
-        return do_call(x, op, idx, 0);
-    case C_BR:
-        INDEX();
-        return do_br(x, idx);
-    case C_BR_IF:
-        INDEX();
-        return do_br_if(x, idx);
-    case C_BLOCK:
-        im.op = op;
-        WD_TRY(read_blocktype(r, &im));
-        return do_block(x, &im);
-    case C_ELSE:
-        return do_else(x);
-    case C_END:
-        return x->ctrl_count == 1 ? do_end_func(x) : do_end(x);
-    case C_DROP:
-        return pop(x, T_ANY);
-    case C_NOP:
-        return WD_OK;
-    case C_SELECT:
-        im.op = op;
-        return do_select(x, &im);
-    case C_RETURN:
-        return do_return(x);
-    case C_SLOW:
-        return step_slow(x);
-    default:
-        UNREACHABLE(); /* cls is a C_*: the jump table needs no range check */
-        return step_slow(x);
-    }
-#undef INDEX
-}
-
-/* The instructions of the body, up to the end of the function's block. */
+/* The instructions of the body, up to the end of the function's block.
+ *
+ * Each instruction's opcode byte gives its class (C_*) and internal opcode; its immediates
+ * are read and it is handled inline, by class. With computed gotos (WD_USE_GOTO) every
+ * handler ends with the next instruction's fetch and its own jump to the next handler, so
+ * the processor predicts each jump from the instruction before it (local.get then local.get
+ * then a binary operation); without them, one switch. */
 static wd_status translate_body(xlate *x)
 {
     wd_reader *r = &x->d->r;
     const wd_translator *t = x->t;
-    uint32_t count = 0;
+    uint32_t count = 0, op = 0, idx = 0;
+    unsigned cls = C_SLOW;
     wd_status st = WD_OK;
+    wd_body_imm im;
+/* Reads the next instruction's opcode byte: op, cls; its cost is the current one. */
+#define FETCH()                                                                                    \
+    do {                                                                                           \
+        size_t at_ = r->pos;                                                                       \
+        if (WD_UNLIKELY(at_ >= r->end)) {                                                          \
+            st = wd_validate_missing_end(x->d);                                                    \
+            goto out;                                                                              \
+        }                                                                                          \
+        x->op_off = (uint32_t)at_;                                                                 \
+        st = reserve(x, 0);                                                                        \
+        if (WD_UNLIKELY(st != WD_OK))                                                              \
+            goto out;                                                                              \
+        uint8_t b_ = r->base[at_];                                                                 \
+        op = t->op_of_byte[b_];                                                                    \
+        cls = t->cls[b_];                                                                          \
+        count++;                                                                                   \
+        begin(x, op);                                                                              \
+        r->pos = at_ + 1;                                                                          \
+    } while (0)
+/* After an instruction: a cost it did not emit goes to the next one emitted (`cur` is set
+ * again before it is read); only an `end` closes the function. */
+#define FINISH()                                                                                   \
+    do {                                                                                           \
+        if (WD_UNLIKELY(st != WD_OK))                                                              \
+            goto out;                                                                              \
+        WD_ASSERT(x->live || x->cur == 0);                                                         \
+        if (x->cur != 0) {                                                                         \
+            if (x->pending_off == NONE)                                                            \
+                x->pending_off = x->op_off;                                                        \
+            x->pending += x->cur;                                                                  \
+        }                                                                                          \
+        if (WD_UNLIKELY(cls == C_END) && x->ctrl_count == 0)                                       \
+            goto out;                                                                              \
+    } while (0)
+/* An immediate read by `call` (st set), the instruction handled by `expr`, the next one. */
+#define TRY_READ(call)                                                                             \
+    do {                                                                                           \
+        st = (call);                                                                               \
+        if (WD_UNLIKELY(st != WD_OK))                                                              \
+            goto out;                                                                              \
+    } while (0)
+#if WD_USE_GOTO
+    static const void *const handler[] = {
+        [C_SLOW] = &&L_C_SLOW,         [C_UN] = &&L_C_UN,
+        [C_BIN] = &&L_C_BIN,           [C_LOAD] = &&L_C_LOAD,
+        [C_STORE] = &&L_C_STORE,       [C_LOCAL_GET] = &&L_C_LOCAL_GET,
+        [C_LOCAL_SET] = &&L_C_LOCAL_SET, [C_LOCAL_TEE] = &&L_C_LOCAL_TEE,
+        [C_GLOBAL_GET] = &&L_C_GLOBAL_GET, [C_GLOBAL_SET] = &&L_C_GLOBAL_SET,
+        [C_I32_CONST] = &&L_C_I32_CONST, [C_I64_CONST] = &&L_C_I64_CONST,
+        [C_CALL] = &&L_C_CALL,         [C_BR] = &&L_C_BR,
+        [C_BR_IF] = &&L_C_BR_IF,       [C_BLOCK] = &&L_C_BLOCK,
+        [C_ELSE] = &&L_C_ELSE,         [C_END] = &&L_C_END,
+        [C_DROP] = &&L_C_DROP,         [C_NOP] = &&L_C_NOP,
+        [C_SELECT] = &&L_C_SELECT,     [C_RETURN] = &&L_C_RETURN,
+    };
+#define HANDLER(c) L_##c
+#define DONE(expr)                                                                                 \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        FINISH();                                                                                  \
+        FETCH();                                                                                   \
+        goto *handler[cls];                                                                        \
+    } while (0)
+    FETCH();
+    goto *handler[cls];
+#else
+#define HANDLER(c) case c
+#define DONE(expr)                                                                                 \
+    do {                                                                                           \
+        st = (expr);                                                                               \
+        goto next;                                                                                 \
+    } while (0)
     for (;;) {
-        size_t at = r->pos;
-        if (WD_UNLIKELY(at >= r->end)) {
-            st = wd_validate_missing_end(x->d);
-            break;
-        }
-        x->op_off = (uint32_t)at;
-        st = reserve(x, 0);
-        if (st != WD_OK)
-            break;
-        uint8_t b = r->base[at];
-        uint32_t op = t->op_of_byte[b];
-        unsigned cls = t->cls[b];
-        count++;
-        begin(x, op);
-        r->pos = at + 1;
-        st = step(x, r, cls, op);
-        if (st != WD_OK)
-            break;
-        WD_ASSERT(x->live || x->cur == 0);
-        if (x->cur != 0) { /* elided: for the next instruction emitted */
-            if (x->pending_off == NONE)
-                x->pending_off = x->op_off;
-            x->pending += x->cur;
-        }
-        /* `cur` is set again before it is read; only an `end` closes the function */
-        if (WD_UNLIKELY(cls == C_END) && x->ctrl_count == 0)
-            break;
+        FETCH();
+        switch (cls) {
+#endif
+    HANDLER(C_UN):
+        DONE(do_unary(x, op));
+    HANDLER(C_BIN):
+        DONE(do_binary(x, op));
+    HANDLER(C_LOAD): {
+        uint32_t align = 0, offset = 0;
+        TRY_READ(read_memarg(r, &align, &offset));
+        DONE(do_load(x, op, align, offset));
     }
+    HANDLER(C_STORE): {
+        uint32_t align = 0, offset = 0;
+        TRY_READ(read_memarg(r, &align, &offset));
+        DONE(do_store(x, op, align, offset));
+    }
+    HANDLER(C_LOCAL_GET):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_local_get(x, idx));
+    HANDLER(C_LOCAL_SET):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_local_set(x, idx, false));
+    HANDLER(C_LOCAL_TEE):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_local_set(x, idx, true));
+    HANDLER(C_GLOBAL_GET):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_global_get(x, idx));
+    HANDLER(C_GLOBAL_SET):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_global_set(x, idx));
+    HANDLER(C_I32_CONST): {
+        uint32_t k = 0;
+        TRY_READ(read_i32(r, &k));
+        DONE(do_const(x, op, k));
+    }
+    HANDLER(C_I64_CONST): {
+        int64_t k = 0;
+        TRY_READ(wd_read_sleb(r, 64, &k));
+        DONE(do_const(x, op, (uint64_t)k));
+    }
+    HANDLER(C_CALL):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_call(x, op, idx, 0));
+    HANDLER(C_BR):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_br(x, idx));
+    HANDLER(C_BR_IF):
+        TRY_READ(read_u32(r, &idx));
+        DONE(do_br_if(x, idx));
+    HANDLER(C_BLOCK):
+        im.op = op;
+        TRY_READ(read_blocktype(r, &im));
+        DONE(do_block(x, &im));
+    HANDLER(C_ELSE):
+        DONE(do_else(x));
+    HANDLER(C_END):
+        DONE(x->ctrl_count == 1 ? do_end_func(x) : do_end(x));
+    HANDLER(C_DROP):
+        DONE(pop(x, T_ANY));
+    HANDLER(C_NOP):
+        DONE(WD_OK);
+    HANDLER(C_SELECT):
+        im.op = op;
+        DONE(do_select(x, &im));
+    HANDLER(C_RETURN):
+        DONE(do_return(x));
+    HANDLER(C_SLOW):
+        DONE(step_slow(x));
+#if !WD_USE_GOTO
+        default:
+            UNREACHABLE(); /* cls is a C_*: the jump table needs no range check */
+            DONE(step_slow(x));
+        }
+    next:
+        FINISH();
+    }
+#endif
+#undef FETCH
+#undef FINISH
+#undef TRY_READ
+#undef HANDLER
+#undef DONE
+out:
     x->wasm_insn_count = count;
     if (st == WD_OK && r->pos != r->end)
         st = wd_fail(x->err, WD_ERR_MALFORMED, r->pos, "section size mismatch");
