@@ -2230,7 +2230,8 @@ static wd_status translate_body(xlate *x)
         if (WD_UNLIKELY(cls == C_END) && x->ctrl_count == 0)                                       \
             goto out;                                                                              \
     } while (0)
-/* An immediate read by `call` (st set), the instruction handled by `expr`, the next one. */
+/* Reads an immediate with `call`; its failure ends the body. DONE(expr): the instruction
+ * handled by expr, then the next one. */
 #define TRY_READ(call)                                                                             \
     do {                                                                                           \
         st = (call);                                                                               \
