@@ -463,12 +463,12 @@ static void print_functions(wd_ctx *ctx, wd_prof *p, bool by_total, uint64_t all
     uint32_t n;
     wd_error err;
     wd_error_clear(&err);
-    if (wd_prof_functions(p, UINT32_MAX, by_total, &fs, &n, &err) != WD_OK)
+    if (wd_prof_top_functions(p, UINT32_MAX, by_total, 20, &fs, &n, &err) != WD_OK)
         return;
-    printf("\ntop %u functions by %s ticks:\n", n < 20 ? n : 20, by_total ? "total" : "self");
+    printf("\ntop %u functions by %s ticks:\n", n, by_total ? "total" : "self");
     printf("  %14s %7s %14s %7s %10s  %s\n", by_total ? "total" : "self", "%",
            by_total ? "self" : "total", "%", "calls", with_time ? "function (time)" : "function");
-    for (uint32_t i = 0; i < n && i < 20; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         uint64_t a = by_total ? fs[i].total : fs[i].self, b = by_total ? fs[i].self : fs[i].total;
         /* "  %14llu %6.2f%% %14llu %6.2f%% %10llu  NAME[ (TIME)]" */
         char line[256];

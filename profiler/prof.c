@@ -1163,19 +1163,48 @@ static inline bool func_before(const func_key *x, const func_key *y)
 
 DEFINE_SORT(sort_keys, func_key, func_before)
 
-static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t k, bool by_total)
+/* The first `limit` keys of a[0..n) in func_before order, into a[0..limit) (0 < limit < n;
+ * a[n..n + limit) is scratch): each key goes into a sorted window of the best so far when it
+ * beats the window's last. A summary's top 20 of a kernel's ~900 functions is then a pass,
+ * not a sort. */
+static void select_keys(func_key *a, size_t n, size_t limit)
 {
-    func_key *keys = wd_alloc(p->ctx, (2 * (size_t)k + 1) * sizeof *keys);
-    wd_prof_func *sorted = wd_alloc(p->ctx, ((size_t)k + 1) * sizeof *sorted);
+    const func_key *w = sort_keys(a, a + n, limit); /* the window (a + n: scratch) */
+    if (w != a)
+        memcpy(a, w, limit * sizeof *a);
+    for (size_t i = limit; i < n; i++) {
+        if (!func_before(&a[i], &a[limit - 1]))
+            continue;
+        func_key x = a[i];
+        size_t j = limit - 1;
+        for (; j > 0 && func_before(&x, &a[j - 1]); j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* Sorts f[0..k) (or, below k, only its first `limit` places: the rest is dropped); the new
+ * count in *k. */
+static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t *k, bool by_total,
+                           uint32_t limit)
+{
+    uint32_t n = *k, keep = WD_MIN(n, limit);
+    func_key *keys = wd_alloc(p->ctx, (2 * (size_t)n + 1) * sizeof *keys);
+    wd_prof_func *sorted = wd_alloc(p->ctx, ((size_t)keep + 1) * sizeof *sorted);
     bool ok = keys != NULL && sorted != NULL;
     if (ok) {
-        for (uint32_t i = 0; i < k; i++)
+        for (uint32_t i = 0; i < n; i++)
             keys[i] = (func_key){by_total ? f[i].total : f[i].self, prof_name(p, f[i].sym),
                                  f[i].sym, i};
-        const func_key *order = sort_keys(keys, keys + k, k);
-        for (uint32_t i = 0; i < k; i++)
+        const func_key *order = keys;
+        if (keep != 0 && keep < n)
+            select_keys(keys, n, keep);
+        else
+            order = sort_keys(keys, keys + n, n);
+        for (uint32_t i = 0; i < keep; i++)
             sorted[i] = f[order[i].at];
-        memcpy(f, sorted, (size_t)k * sizeof *f);
+        memcpy(f, sorted, (size_t)keep * sizeof *f);
+        *k = keep;
     }
     wd_free(p->ctx, keys);
     wd_free(p->ctx, sorted);
@@ -1296,6 +1325,12 @@ static void prof_finish(wd_prof *p)
 wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_func **out,
                             uint32_t *count, wd_error *err)
 {
+    return wd_prof_top_functions(p, run, by_total, UINT32_MAX, out, count, err);
+}
+
+wd_status wd_prof_top_functions(wd_prof *p, uint32_t run, bool by_total, uint32_t limit,
+                                wd_prof_func **out, uint32_t *count, wd_error *err)
+{
     *out = NULL;
     *count = 0;
     uint32_t n = p->syms.count;
@@ -1336,7 +1371,7 @@ wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_fun
             f[k].sym = i;
         k++;
     }
-    if (!sort_functions(p, f, k, by_total)) {
+    if (!sort_functions(p, f, &k, by_total, limit)) {
         wd_free(p->ctx, f);
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }

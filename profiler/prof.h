@@ -183,6 +183,10 @@ typedef struct wd_prof_func {
  * first (ties by name). `run` = UINT32_MAX for all runs. *out is owned (wd_free). */
 WD_NODISCARD wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total,
                                          wd_prof_func **out, uint32_t *count, wd_error *err);
+/* The first `limit` of them in that order (0: none), chosen without sorting the rest. */
+WD_NODISCARD wd_status wd_prof_top_functions(wd_prof *p, uint32_t run, bool by_total,
+                                             uint32_t limit, wd_prof_func **out,
+                                             uint32_t *count, wd_error *err);
 
 typedef struct wd_prof_hot {
     uint32_t what;      /* symbol (a step name, a host function or a phase) */

@@ -616,6 +616,23 @@ TEST(prof_functions_order)
                 int c = strcmp(a.name, b.name);
                 CHECK(kx > ky || (kx == ky && (c < 0 || (c == 0 && x->sym < y->sym))));
             }
+            /* the top `limit` are the list's first ones, ties included */
+            const uint32_t limits[] = {0, 1, 2, 3, 5, n - 1, n, n + 5};
+            for (size_t l = 0; l < WD_ARRAY_COUNT(limits); l++) {
+                wd_prof_func *top;
+                uint32_t m;
+                CHECK_EQ(wd_prof_top_functions(p, run == 3 ? UINT32_MAX : run, by_total,
+                                               limits[l], &top, &m, &err),
+                         WD_OK);
+                CHECK_EQ(m, limits[l] < n ? limits[l] : n);
+                for (uint32_t i = 0; i < m; i++) {
+                    CHECK_EQ(top[i].sym, fs[i].sym);
+                    CHECK_EQ(top[i].self, fs[i].self);
+                    CHECK_EQ(top[i].total, fs[i].total);
+                    CHECK_EQ(top[i].calls, fs[i].calls);
+                }
+                wd_free(&ctx, top);
+            }
             wd_free(&ctx, fs);
         }
     }
