@@ -189,16 +189,65 @@ bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
     return true;
 }
 
+/* Room for n nodes' totals, written ahead up to n + TOT_AHEAD (a page fault costs about
+ * 2 us on this machine: better taken while the kernel runs, on the thread that applies the
+ * events, a few pages at a time as the tree grows, than all in prof_finish at the end). */
+enum { TOT_AHEAD = 1024 };
+
+static WD_NOINLINE bool totals_room(wd_prof *p, uint32_t n)
+{
+    uint64_t want = (uint64_t)n + TOT_AHEAD;
+    if (want > p->tot_cap) {
+        uint32_t cap = p->tot_cap;
+        uint32_t cap2 = cap, cap3 = cap;
+        if (!wd_grow(p->ctx, (void **)&p->tot, &cap, sizeof *p->tot, want) ||
+            !wd_grow(p->ctx, (void **)&p->tns, &cap2, sizeof *p->tns, cap) ||
+            !wd_grow(p->ctx, (void **)&p->tcalls, &cap3, sizeof *p->tcalls, cap))
+            return n <= p->tot_cap && n <= p->tot_ready; /* enough for now, not ahead */
+        p->tot_cap = cap;
+    }
+    uint32_t ready = (uint32_t)WD_MIN(want, p->tot_cap);
+    if (ready > p->tot_ready) {
+        size_t from = p->tot_ready, more = ready - from;
+        memset(p->tot + from, 0, more * sizeof *p->tot);
+        memset(p->tns + from, 0, more * sizeof *p->tns);
+        memset(p->tcalls + from, 0, more * sizeof *p->tcalls);
+        p->tot_ready = ready;
+    }
+    return true;
+}
+
+/* Node totals and calls of p->tree into p->tot, p->tns, p->tcalls (prof_totals' sums). */
+static bool tree_totals_in(wd_prof *p)
+{
+    const prof_tree *tr = &p->tree;
+    if (!totals_room(p, tr->count))
+        return false;
+    uint64_t *tot = p->tot, *tcalls = p->tcalls;
+    int64_t *tns = p->tns;
+    for (uint32_t i = 0; i < tr->count; i++) {
+        tot[i] = tr->nodes[i].t;
+        tns[i] = tr->nodes[i].time;
+        tcalls[i] = tr->nodes[i].calls;
+    }
+    for (uint32_t i = tr->count; i-- > 0;) { /* children come after their parents */
+        uint32_t par = tr->nodes[i].parent;
+        if (par != PROF_NONE) {
+            tot[par] += tot[i];
+            tns[par] += tns[i];
+            tcalls[par] += tcalls[i];
+        }
+    }
+    p->tot_count = tr->count;
+    return true;
+}
+
 bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns)
 {
-    if (p->tot == NULL || !p->fin || p->tot_count != p->tree.count) {
-        wd_free(p->ctx, p->tot);
-        wd_free(p->ctx, p->tns);
-        p->tot = NULL;
-        p->tns = NULL;
-        if (!prof_totals(&p->tree, &p->tot, &p->tns))
-            return false;
-        p->tot_count = p->tree.count;
+    if ((!p->fin || p->tot_count != p->tree.count) && !tree_totals_in(p)) {
+        *ticks = NULL;
+        *ns = NULL;
+        return false;
     }
     *ticks = p->tot;
     *ns = p->tns;
@@ -424,6 +473,7 @@ void wd_prof_free(wd_prof *p)
     wd_free(p->ctx, p->hot_slots);
     wd_free(p->ctx, p->tot);
     wd_free(p->ctx, p->tns);
+    wd_free(p->ctx, p->tcalls);
     wd_free(p->ctx, p->funcs_all);
     wd_free(p->ctx, p);
 }
@@ -504,8 +554,11 @@ static WD_NOINLINE uint32_t node_for_call(wd_prof *p, uint32_t sym, uint64_t T)
     if (!p->cct && p->tree.count >= p->cfg.full_limit && !to_cct(p))
         return PROF_NONE;
     uint32_t parent = p->stack[p->depth - 1].node;
-    return p->cct ? prof_tree_child(&p->tree, parent, sym, T)
-                  : prof_tree_new(&p->tree, parent, sym, T);
+    uint32_t n = p->cct ? prof_tree_child(&p->tree, parent, sym, T)
+                        : prof_tree_new(&p->tree, parent, sym, T);
+    if (p->tree.count >= p->tot_ready)
+        (void)totals_room(p, p->tree.count); /* ahead of prof_finish, which retries on OOM */
+    return n;
 }
 
 /* Enters `sym` under the current node at T; false on OOM. A full tree with room appends
@@ -514,7 +567,8 @@ WD_INLINE bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
 {
     prof_tree *tr = &p->tree;
     uint32_t parent = p->stack[p->depth - 1].node, n;
-    if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap)) {
+    if (WD_LIKELY(!p->cct && tr->count < p->cfg.full_limit && tr->count < tr->cap &&
+                  tr->count < p->tot_ready)) {
         n = tree_append(tr, parent, sym, T);
     } else {
         n = node_for_call(p, sym, T);
@@ -1265,44 +1319,15 @@ static bool run_function_lists(wd_prof *p, wd_prof_func *all)
  * are then computed on demand, as during the run. */
 static void prof_finish(wd_prof *p)
 {
-    const prof_tree *tr = &p->tree;
-    wd_free(p->ctx, p->tot);
-    wd_free(p->ctx, p->tns);
     wd_free(p->ctx, p->funcs_all);
-    p->tot = NULL;
-    p->tns = NULL;
     p->funcs_all = NULL;
     for (uint32_t i = 0; i < p->runs.count; i++) {
         wd_free(p->ctx, p->runs.data[i].funcs);
         p->runs.data[i].funcs = NULL;
         p->runs.data[i].func_count = 0;
     }
-    size_t n = (size_t)tr->count + 1;
-    uint64_t *tot = wd_alloc(p->ctx, n * sizeof *tot);
-    uint64_t *tcalls = wd_alloc(p->ctx, n * sizeof *tcalls);
-    int64_t *tns = wd_alloc(p->ctx, n * sizeof *tns);
-    p->tot = tot;
-    p->tns = tns;
-    p->tot_count = tr->count;
     p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
-    bool ok = tot != NULL && tns != NULL && tcalls != NULL &&
-              p->funcs_all != NULL;
-    /* node totals (prof_totals) and calls, in one pass (children come after parents) */
-    for (uint32_t i = 0; ok && i < tr->count; i++) {
-        tot[i] = tr->nodes[i].t;
-        tns[i] = tr->nodes[i].time;
-        tcalls[i] = tr->nodes[i].calls;
-    }
-    for (uint32_t i = tr->count; ok && i-- > 0;) {
-        uint32_t par = tr->nodes[i].parent;
-        if (par != PROF_NONE) {
-            tot[par] += tot[i];
-            tns[par] += tns[i];
-            tcalls[par] += tcalls[i];
-        }
-    }
-    if (!ok || !run_function_lists(p, p->funcs_all)) {
-        wd_free(p->ctx, tcalls);
+    if (p->funcs_all == NULL || !tree_totals_in(p) || !run_function_lists(p, p->funcs_all)) {
         wd_free(p->ctx, p->funcs_all);
         p->funcs_all = NULL;
         return;
@@ -1310,7 +1335,7 @@ static void prof_finish(wd_prof *p)
     for (uint32_t i = 0; i < p->runs.count; i++) {
         prof_run *r = &p->runs.data[i];
         wd_prof_run x = {0};
-        run_figures(p, r, p->tot, p->tns, tcalls, &x);
+        run_figures(p, r, p->tot, p->tns, p->tcalls, &x);
         r->sum_ticks = x.ticks;
         r->sum_ns = x.ns;
         r->sum_calls = x.calls;
@@ -1318,7 +1343,6 @@ static void prof_finish(wd_prof *p)
         memcpy(r->phase_ns, x.phase_ns, sizeof r->phase_ns);
         memcpy(r->has_phase, x.has_phase, sizeof r->has_phase);
     }
-    wd_free(p->ctx, tcalls);
     p->fin = true;
 }
 

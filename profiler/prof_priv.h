@@ -182,10 +182,13 @@ struct wd_prof {
 
     struct wd_trace_writer *rec;
 
-    /* Node totals of `tree` (prof_tree_totals). */
-    uint64_t *tot;
+    /* Node totals of `tree` (prof_tree_totals; tcalls: calls, for prof_finish), valid for
+     * tot_count nodes, room for tot_cap, written (so their pages are in memory) up to
+     * tot_ready: kept ahead of the tree as it grows while the kernel runs, so that the page
+     * faults are not taken when the profile ends. */
+    uint64_t *tot, *tcalls;
     int64_t *tns;
-    uint32_t tot_count;
+    uint32_t tot_count, tot_cap, tot_ready;
 
     /* Figures computed once when the profile ends (every output reads them): node totals,
      * run figures, per-function figures over all runs (syms.count entries by function

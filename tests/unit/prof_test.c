@@ -2,6 +2,7 @@
  * full and calling-context trees agreeing on every figure (also across the auto switch),
  * traps, reboots, runs stopped at the tick limit, deep recursion, sections and hot steps. */
 #include "profiler/prof.h"
+#include "profiler/prof_priv.h"
 #include "tests/unit/test.h"
 #include "tests/unit/util.h"
 
@@ -327,6 +328,47 @@ TEST(prof_deep_recursion)
         wd_prof_stats st;
         wd_prof_get_stats(p, &st);
         CHECK_EQ(st.mode, mode == WD_PROF_FULL ? WD_PROF_FULL : WD_PROF_CCT);
+        wd_prof_free(p);
+        CHECK_EQ(ctx.live, 0);
+    }
+}
+
+/* The node totals' arrays are written ahead of the tree while events come (their page
+ * faults are not taken at the end), and prof_finish's totals are prof_totals' sums. */
+TEST(prof_totals_written_ahead)
+{
+    for (int mode = WD_PROF_FULL; mode <= WD_PROF_CCT; mode++) {
+        wd_ctx ctx;
+        wd_ctx_init(&ctx);
+        wd_prof *p = new_prof(&ctx, (wd_prof_mode)mode, 0);
+        CHECK(p != NULL);
+        uint32_t f[3] = {fn(p, "a"), fn(p, "b"), fn(p, "c")};
+        uint64_t t = 0;
+        bool ahead = true;
+        for (uint32_t i = 0; i < 30000; i++) { /* a, then b or c under it, 3 deep at most */
+            wd_prof_call(p, t++, 0, f[0]);
+            wd_prof_call(p, t++, 0, f[1 + i % 2]);
+            if (i % 3 == 0) {
+                wd_prof_call(p, t++, 0, f[i % 7 == 0 ? 0 : 2]);
+                wd_prof_ret(p, t++, 0);
+            }
+            ahead = ahead && p->tot_ready >= p->tree.count;
+            wd_prof_ret(p, t++, 0);
+            wd_prof_ret(p, t++, 0);
+        }
+        CHECK(ahead);
+        wd_prof_end(p, t + 1);
+        CHECK_EQ(wd_prof_status(p, NULL), WD_OK);
+        uint64_t *tot = NULL;
+        int64_t *tns = NULL;
+        CHECK(prof_totals(&p->tree, &tot, &tns));
+        CHECK_EQ(p->tot_count, p->tree.count);
+        bool same = true;
+        for (uint32_t i = 0; i < p->tree.count; i++)
+            same = same && p->tot[i] == tot[i] && p->tns[i] == tns[i];
+        CHECK(same);
+        wd_free(&ctx, tot);
+        wd_free(&ctx, tns);
         wd_prof_free(p);
         CHECK_EQ(ctx.live, 0);
     }
