@@ -91,10 +91,13 @@ static workload wls[MAX_WL];
 static int wl_count;
 static const char *node_script = "bench/node_run.mjs";
 /* Where `wasmdbg profile` writes its files, emptied when every run is over, not after each:
- * ext4 does not reuse an inode freed in the last 30 seconds (recently_deleted) and scans past
- * them, so each deletion made the next profiles' file creations slower (perf of 200 profiles
- * of tx-kernel-no-verif, each directory removed after: 6.9% of the samples in ext4's inode
- * allocation), a cost of the harness, not of profiling. */
+ * ext4 without a journal (this machine's) does not reuse an inode freed in the last minute,
+ * or five while its inode table block is dirty (recently_deleted), and scans past them, so
+ * each deletion made the next profiles' file creations slower (perf of 200 profiles of
+ * tx-kernel-no-verif, each directory removed after: 6.9% of the samples in ext4's inode
+ * allocation; counter's profile took 4 ms instead of 1.7 ms after 10 GB of profiles
+ * were deleted), a cost of the harness, not of profiling. A `make bench` started within
+ * five minutes of another one, or of deleting many files, pays it on the profile column. */
 static char prof_dir[512];
 
 static void die(const char *fmt, ...)
