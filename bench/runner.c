@@ -95,7 +95,7 @@ static const char *node_script = "bench/node_run.mjs";
  * or five while its inode table block is dirty (recently_deleted), and scans past them, so
  * each deletion made the next profiles' file creations slower (perf of 200 profiles of
  * tx-kernel-no-verif, each directory removed after: 6.9% of the samples in ext4's inode
- * allocation; counter's profile took 4 ms instead of 1.7 ms after 10 GB of profiles
+ * allocation; counter's profile took 4.2 ms instead of 1.9 ms after 10 GB of profiles
  * were deleted), a cost of the harness, not of profiling. A `make bench` started within
  * five minutes of another one, or of deleting many files, pays it on the profile column. */
 static char prof_dir[512];

@@ -1449,14 +1449,18 @@ struct wd_prof_files {
     char paths[WD_PROF_FILE_COUNT][4096];
 };
 
-wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
+static void files_init(wd_prof_files *x, const wd_prof_out *o)
 {
-    wd_prof_files *x = malloc(sizeof *x);
-    if (x == NULL)
-        return NULL;
     x->created = false;
     file_paths(o, x->paths);
     wd_error_clear(&x->err);
+}
+
+wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
+{
+    wd_prof_files *x = malloc(sizeof *x);
+    if (x != NULL)
+        files_init(x, o);
     return x;
 }
 
@@ -1508,23 +1512,18 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
                               wd_error *err)
 {
     out_file outs[WD_PROF_FILE_COUNT];
-    int own_fds[WD_PROF_FILE_COUNT], *fds = own_fds;
-    char own_paths[WD_PROF_FILE_COUNT][4096], (*paths)[4096] = own_paths;
-    wd_status st = WD_OK;
-    if (pre == NULL) {
-        file_paths(o, paths);
-        st = create_files(fds, paths, err);
-    } else {
-        if (!pre->created)
-            wd_prof_files_create(pre);
-        fds = pre->fds;
-        paths = pre->paths;
-        st = pre->st;
-        if (st != WD_OK)
-            wd_fail(err, st, 0, "%s", pre->err.msg);
+    wd_prof_files own, *files = pre;
+    if (files == NULL) {
+        files = &own;
+        files_init(files, o);
     }
-    if (st == WD_OK)
-        st = open_files(outs, fds, paths, err);
+    if (!files->created)
+        wd_prof_files_create(files);
+    wd_status st = files->st;
+    if (st != WD_OK)
+        wd_fail(err, st, 0, "%s", files->err.msg);
+    else
+        st = open_files(outs, files->fds, files->paths, err);
     if (st != WD_OK) {
         free(pre);
         return st;

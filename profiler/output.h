@@ -46,7 +46,7 @@ extern const char *const wd_prof_file_what[WD_PROF_FILE_COUNT];
  * (no allocation, no profile), so that any thread may do it: `profile` has the profiler
  * feed's consumer thread do it as it starts (profiler/feed.h). On ext4 here creating the 5
  * files took 0.43-0.53 ms of the end of a tx-kernel-no-verif profile, more after many files
- * were deleted (ext4 skips inodes freed in the last 30 s). A profile too small for that
+ * were deleted (ext4 without a journal skips inodes freed in the last minutes). A profile too small for that
  * thread (counter) creates them at the end: a thread of their own cost it more than that. */
 typedef struct wd_prof_files wd_prof_files;
 wd_prof_files *wd_prof_files_new(const wd_prof_out *o);

@@ -164,6 +164,27 @@ uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint
     return n;
 }
 
+/* Each node's ticks, ns and (with `calls`) calls summed over its subtree, into arrays of
+ * tr->count entries: one pass up the nodes, as children come after their parents. */
+static void subtree_sums(const prof_tree *tr, uint64_t *ticks, int64_t *ns, uint64_t *calls)
+{
+    for (uint32_t i = 0; i < tr->count; i++) {
+        ticks[i] = tr->nodes[i].t;
+        ns[i] = tr->nodes[i].time;
+        if (calls != NULL)
+            calls[i] = tr->nodes[i].calls;
+    }
+    for (uint32_t i = tr->count; i-- > 0;) {
+        uint32_t par = tr->nodes[i].parent;
+        if (par != PROF_NONE) {
+            ticks[par] += ticks[i];
+            ns[par] += ns[i];
+            if (calls != NULL)
+                calls[par] += calls[i];
+        }
+    }
+}
+
 bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
 {
     *ticks = wd_alloc(tr->ctx, ((size_t)tr->count + 1) * sizeof **ticks);
@@ -175,17 +196,7 @@ bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
         *ns = NULL;
         return false;
     }
-    for (uint32_t i = 0; i < tr->count; i++) {
-        (*ticks)[i] = tr->nodes[i].t;
-        (*ns)[i] = tr->nodes[i].time;
-    }
-    for (uint32_t i = tr->count; i-- > 0;) {
-        uint32_t par = tr->nodes[i].parent;
-        if (par != PROF_NONE) {
-            (*ticks)[par] += (*ticks)[i];
-            (*ns)[par] += (*ns)[i];
-        }
-    }
+    subtree_sums(tr, *ticks, *ns, NULL);
     return true;
 }
 
@@ -220,25 +231,10 @@ static WD_NOINLINE bool totals_room(wd_prof *p, uint32_t n)
 /* Node totals and calls of p->tree into p->tot, p->tns, p->tcalls (prof_totals' sums). */
 static bool tree_totals_in(wd_prof *p)
 {
-    const prof_tree *tr = &p->tree;
-    if (!totals_room(p, tr->count))
+    if (!totals_room(p, p->tree.count))
         return false;
-    uint64_t *tot = p->tot, *tcalls = p->tcalls;
-    int64_t *tns = p->tns;
-    for (uint32_t i = 0; i < tr->count; i++) {
-        tot[i] = tr->nodes[i].t;
-        tns[i] = tr->nodes[i].time;
-        tcalls[i] = tr->nodes[i].calls;
-    }
-    for (uint32_t i = tr->count; i-- > 0;) { /* children come after their parents */
-        uint32_t par = tr->nodes[i].parent;
-        if (par != PROF_NONE) {
-            tot[par] += tot[i];
-            tns[par] += tns[i];
-            tcalls[par] += tcalls[i];
-        }
-    }
-    p->tot_count = tr->count;
+    subtree_sums(&p->tree, p->tot, p->tns, p->tcalls);
+    p->tot_count = p->tree.count;
     return true;
 }
 

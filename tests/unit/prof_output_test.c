@@ -488,7 +488,8 @@ TEST(prof_files_on_a_thread)
         }
         CHECK_EQ(wd_prof_write_files(p, &o, pre, &err), WD_OK);
         for (int k = 0; k < 4; k++) {
-            char *x = slurp_base(dir, "t", same_exts[k]), *y = slurp_base(dir, bases[b], same_exts[k]);
+            char *x = slurp_base(dir, "t", same_exts[k]);
+            char *y = slurp_base(dir, bases[b], same_exts[k]);
             CHECK(x != NULL && y != NULL && strcmp(x, y) == 0);
             free(x);
             free(y);
