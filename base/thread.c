@@ -6,23 +6,36 @@
 
 #if defined(__linux__) && defined(CPU_SET)
 
-/* The thread's start: free to run on any CPU again (the kernel keeps the mask to the CPUs
- * the process may use), then the job. */
-static void *start(void *p)
+/* Lets `id` run on any CPU (the kernel keeps the mask to the CPUs the process may use). */
+static void release(pthread_t id)
 {
-    wd_thread *t = p;
     cpu_set_t any;
     CPU_ZERO(&any);
     for (size_t cpu = 0; cpu < CPU_SETSIZE; cpu++)
         CPU_SET(cpu, &any);
-    (void)pthread_setaffinity_np(pthread_self(), sizeof any, &any);
+    (void)pthread_setaffinity_np(id, sizeof any, &any);
+}
+
+/* The thread's start: free to run on any CPU again, then the job. */
+static void *start(void *p)
+{
+    wd_thread *t = p;
+    release(pthread_self());
     return t->fn(t->arg);
 }
 
-bool wd_thread_start(wd_thread *t, void *(*fn)(void *), void *arg)
+/* The start of a thread kept apart: the job (t->apart is the creator's). */
+static void *start_apart(void *p)
+{
+    wd_thread *t = p;
+    return t->fn(t->arg);
+}
+
+static bool start_off_cpu(wd_thread *t, void *(*fn)(void *), void *arg, bool apart)
 {
     t->fn = fn;
     t->arg = arg;
+    t->apart = apart;
     cpu_set_t others;
     int me = sched_getcpu();
     if (me >= 0 && sched_getaffinity(0, sizeof others, &others) == 0 &&
@@ -31,13 +44,31 @@ bool wd_thread_start(wd_thread *t, void *(*fn)(void *), void *arg)
         pthread_attr_t attr;
         if (pthread_attr_init(&attr) == 0) {
             bool made = pthread_attr_setaffinity_np(&attr, sizeof others, &others) == 0 &&
-                        pthread_create(&t->id, &attr, start, t) == 0;
+                        pthread_create(&t->id, &attr, apart ? start_apart : start, t) == 0;
             pthread_attr_destroy(&attr);
             if (made)
                 return true;
         }
     }
+    t->apart = false;
     return pthread_create(&t->id, NULL, fn, arg) == 0;
+}
+
+bool wd_thread_start(wd_thread *t, void *(*fn)(void *), void *arg)
+{
+    return start_off_cpu(t, fn, arg, false);
+}
+
+bool wd_thread_start_apart(wd_thread *t, void *(*fn)(void *), void *arg)
+{
+    return start_off_cpu(t, fn, arg, true);
+}
+
+void wd_thread_release(wd_thread *t)
+{
+    if (t->apart)
+        release(t->id);
+    t->apart = false;
 }
 
 #else
@@ -46,7 +77,18 @@ bool wd_thread_start(wd_thread *t, void *(*fn)(void *), void *arg)
 {
     t->fn = fn;
     t->arg = arg;
+    t->apart = false;
     return pthread_create(&t->id, NULL, fn, arg) == 0;
+}
+
+bool wd_thread_start_apart(wd_thread *t, void *(*fn)(void *), void *arg)
+{
+    return wd_thread_start(t, fn, arg);
+}
+
+void wd_thread_release(wd_thread *t)
+{
+    (void)t;
 }
 
 #endif

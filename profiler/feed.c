@@ -193,6 +193,7 @@ static void unthread(wd_prof_feed *f)
     if (sh == NULL)
         return;
     if (f->started) {
+        wd_thread_release(&sh->thread); /* this CPU is about to be free */
         pthread_mutex_lock(&sh->mu);
         sh->done = true;
         pthread_cond_signal(&sh->has_data);
@@ -253,6 +254,8 @@ static wd_prof_feed_chunk *take(wd_prof_feed *f, size_t count)
     wd_prof_feed_chunk *c = NULL;
     if (f->started) {
         pthread_mutex_lock(&f->sh->mu);
+        if (f->sh->in_flight >= WD_PROF_FEED_MAX_CHUNKS)
+            wd_thread_release(&f->sh->thread); /* behind: let it use this CPU too */
         while (f->sh->in_flight >= WD_PROF_FEED_MAX_CHUNKS)
             pthread_cond_wait(&f->sh->has_room, &f->sh->mu);
         c = f->sh->spare;
@@ -281,7 +284,7 @@ static wd_prof_feed_chunk *take(wd_prof_feed *f, size_t count)
 static void publish(wd_prof_feed *f)
 {
     if (f->sh != NULL && !f->started) {
-        f->started = wd_thread_start(&f->sh->thread, consume, f);
+        f->started = wd_thread_start_apart(&f->sh->thread, consume, f);
         if (!f->started)
             unthread(f);
     }
