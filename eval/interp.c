@@ -316,32 +316,33 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
     M(P##_GE_U##SUF, U(B) >= (RU))
 #define CMP(name, cond) BINOP(name, PUT32, cond)
 
-/* Integer division and remainder: a zero divisor traps; so does INT_MIN / -1, while
- * INT_MIN % -1 is 0 (undefined in C, hence the test). DIV_U serves both unsigned ones. */
-#define DIV_S(name, S, put, min)                                                                   \
+/* Integer division and remainder (numeric.h's `fn`): a zero divisor traps; so does INT_MIN
+ * / -1, while INT_MIN % -1 is 0 (undefined in C, hence the test). DIV_U serves both unsigned
+ * ones. */
+#define DIV_S(name, S, put, min, fn)                                                               \
     CASE(name)                                                                                     \
     {                                                                                              \
         if (WD_UNLIKELY(S(C) == 0))                                                                \
             TRAP(WD_TRAP_DIV_ZERO);                                                                \
         if (WD_UNLIKELY(S(B) == (min) && S(C) == -1))                                              \
             TRAP(WD_TRAP_INT_OVERFLOW);                                                            \
-        put(S(B) / S(C));                                                                          \
+        put(fn(S(B), S(C)));                                                                       \
         NEXT();                                                                                    \
     }
-#define REM_S(name, S, put)                                                                        \
+#define REM_S(name, S, put, fn)                                                                    \
     CASE(name)                                                                                     \
     {                                                                                              \
         if (WD_UNLIKELY(S(C) == 0))                                                                \
             TRAP(WD_TRAP_DIV_ZERO);                                                                \
-        put(S(C) == -1 ? 0 : S(B) % S(C));                                                         \
+        put(S(C) == -1 ? 0 : fn(S(B), S(C)));                                                      \
         NEXT();                                                                                    \
     }
-#define DIV_U(name, U, put, op)                                                                    \
+#define DIV_U(name, U, put, fn)                                                                    \
     CASE(name)                                                                                     \
     {                                                                                              \
         if (WD_UNLIKELY(U(C) == 0))                                                                \
             TRAP(WD_TRAP_DIV_ZERO);                                                                \
-        put(U(B) op U(C));                                                                         \
+        put(fn(U(B), U(C)));                                                                       \
         NEXT();                                                                                    \
     }
 
@@ -851,10 +852,10 @@ loop_top:
     BINOP(I32_ADD, PUT32, U32(B) + U32(C))
     BINOP(I32_SUB, PUT32, U32(B) - U32(C))
     BINOP(I32_MUL, PUT32, U32(B) * U32(C))
-    DIV_S(I32_DIV_S, S32, PUT32, INT32_MIN)
-    DIV_U(I32_DIV_U, U32, PUT32, /)
-    REM_S(I32_REM_S, S32, PUT32)
-    DIV_U(I32_REM_U, U32, PUT32, %)
+    DIV_S(I32_DIV_S, S32, PUT32, INT32_MIN, sdiv32)
+    DIV_U(I32_DIV_U, U32, PUT32, udiv32)
+    REM_S(I32_REM_S, S32, PUT32, srem32)
+    DIV_U(I32_REM_U, U32, PUT32, urem32)
     BINOP(I32_AND, PUT32, U32(B) & U32(C))
     BINOP(I32_OR, PUT32, U32(B) | U32(C))
     BINOP(I32_XOR, PUT32, U32(B) ^ U32(C))
@@ -874,10 +875,10 @@ loop_top:
     BINOP(I64_ADD, PUT64, U64(B) + U64(C))
     BINOP(I64_SUB, PUT64, U64(B) - U64(C))
     BINOP(I64_MUL, PUT64, U64(B) * U64(C))
-    DIV_S(I64_DIV_S, S64, PUT64, INT64_MIN)
-    DIV_U(I64_DIV_U, U64, PUT64, /)
-    REM_S(I64_REM_S, S64, PUT64)
-    DIV_U(I64_REM_U, U64, PUT64, %)
+    DIV_S(I64_DIV_S, S64, PUT64, INT64_MIN, sdiv64)
+    DIV_U(I64_DIV_U, U64, PUT64, udiv64)
+    REM_S(I64_REM_S, S64, PUT64, srem64)
+    DIV_U(I64_REM_U, U64, PUT64, urem64)
     BINOP(I64_AND, PUT64, U64(B) & U64(C))
     BINOP(I64_OR, PUT64, U64(B) | U64(C))
     BINOP(I64_XOR, PUT64, U64(B) ^ U64(C))
