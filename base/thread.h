@@ -29,8 +29,8 @@ bool wd_thread_start(wd_thread *t, void *(*fn)(void *), void *arg);
  * another). For a thread that sleeps and is woken by its creator, as the profiler's
  * consumer is at each chunk of events: Linux wakes a thread on its waker's CPU, where it
  * preempts or waits behind the kernel's interpreter. Kept apart, the consumer made the
- * kernel runs of tx-kernel-no-verif's profile 0.9-1.05 ms shorter (12.3 against 13.2-13.4
- * ms, medians of 21-31 alternating runs, three times). */
+ * kernel runs of tx-kernel-no-verif's profile 0.8-0.9 ms shorter (12.44 -> 11.67 and 12.45
+ * -> 11.55 ms, medians of 31 alternating runs; `run` took 10.3 ms). */
 bool wd_thread_start_apart(wd_thread *t, void *(*fn)(void *), void *arg);
 /* Lets a thread started apart run on any CPU again (its creator's too: when the creator is
  * about to wait for it). */
