@@ -6,8 +6,11 @@
 
 #include "link/link_private.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define PAGE_SIZE 65536u
 #define MAX_PAGES 65536u
@@ -57,13 +60,112 @@ wd_ctx *wd_store_ctx(const wd_store *s)
     return s->ctx;
 }
 
-static void free_memory(wd_ctx *ctx, memory_obj *mo)
+/* One reservation kept for the next memory that asks for the same size: a PVM reboot
+ * instantiates the kernel again. Unmapping the last instance's 4 GiB, or dropping its pages
+ * (MADV_DONTNEED), changes page tables, which interrupts every CPU where another of our
+ * threads runs (a TLB shootdown: the profiler's consumer thread took 10 a profile of
+ * tx-kernel-no-verif), and the next instance faults its pages in again. Kept, the pages the
+ * last instance touched (mincore) are zeroed in place and stay accessible: every access is
+ * checked against the memory's size, never against its protection. Up to SPARE_ZERO_MAX
+ * bytes are zeroed; a memory with more resident is unmapped. */
+#define SPARE_ZERO_MAX ((size_t)64 << 20)
+
+static struct {
+    pthread_mutex_t mu;
+    uint8_t *data;
+    size_t reserved;
+} spare = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+
+/* Zeroes the resident pages of [data, data + used); false when it cannot tell which they are
+ * or they are too many. */
+static bool zero_resident(uint8_t *data, size_t used)
+{
+#if defined(MAP_ANONYMOUS) && defined(_DEFAULT_SOURCE)
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0 || used == 0)
+        return used == 0;
+    size_t page = (size_t)ps, n = (used + page - 1) / page, resident = 0;
+    unsigned char *vec = malloc(n);
+    if (vec == NULL || mincore(data, n * page, vec) != 0) {
+        free(vec);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        resident += vec[i] & 1;
+    bool ok = resident * page <= SPARE_ZERO_MAX;
+    for (size_t i = 0; ok && i < n;) {
+        if (!(vec[i] & 1)) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < n && (vec[j] & 1))
+            j++;
+        size_t to = WD_MIN(j * page, used);
+        memset(data + i * page, 0, to - i * page);
+        i = j;
+    }
+    free(vec);
+    return ok;
+#else
+    (void)data, (void)used;
+    return false;
+#endif
+}
+
+static void unreserve(uint8_t *data, size_t reserved, size_t used)
 {
 #ifdef MAP_ANONYMOUS
-    if (mo->reserved != 0)
-        munmap(mo->mem.data, mo->reserved);
-    else
+    bool kept = false;
+    if (zero_resident(data, used)) {
+        pthread_mutex_lock(&spare.mu);
+        if (spare.data == NULL) {
+            spare.data = data;
+            spare.reserved = reserved;
+            kept = true;
+        }
+        pthread_mutex_unlock(&spare.mu);
+    }
+    if (!kept)
+        munmap(data, reserved);
+#else
+    (void)data, (void)reserved, (void)used;
 #endif
+}
+
+void wd_store_drop_spare(void)
+{
+    pthread_mutex_lock(&spare.mu);
+    uint8_t *p = spare.data;
+    size_t n = spare.reserved;
+    spare.data = NULL;
+    pthread_mutex_unlock(&spare.mu);
+#ifdef MAP_ANONYMOUS
+    if (p != NULL)
+        munmap(p, n);
+#else
+    (void)p, (void)n;
+#endif
+}
+
+/* The kept reservation when it is `bytes` long, else NULL. */
+static uint8_t *take_spare(size_t bytes)
+{
+    uint8_t *p = NULL;
+    pthread_mutex_lock(&spare.mu);
+    if (spare.data != NULL && spare.reserved == bytes) {
+        p = spare.data;
+        spare.data = NULL;
+    }
+    pthread_mutex_unlock(&spare.mu);
+    return p;
+}
+
+static void free_memory(wd_ctx *ctx, memory_obj *mo)
+{
+    if (mo->reserved != 0)
+        unreserve(mo->mem.data, mo->reserved, (size_t)mo->mem.size);
+    else
         wd_free(ctx, mo->mem.data);
     wd_free(ctx, mo);
 }
@@ -188,6 +290,12 @@ static void reserve(memory_obj *mo)
     uint64_t bytes = WD_MAX(mo->mem.max_pages, 1) * PAGE_SIZE;
     if (bytes > SIZE_MAX)
         return;
+    uint8_t *kept = take_spare((size_t)bytes);
+    if (kept != NULL) {
+        mo->mem.data = kept;
+        mo->reserved = (size_t)bytes;
+        return;
+    }
     int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 #ifdef MAP_NORESERVE
     flags |= MAP_NORESERVE;

@@ -72,6 +72,9 @@ typedef struct wd_store wd_store;
 wd_store *wd_store_new(wd_ctx *ctx);
 /* Frees the store and every object and instance in it; NULL is a no-op. */
 void wd_store_free(wd_store *s);
+/* A freed memory's reservation is kept for the next memory of the same size (zeroed; one at
+ * a time, for the process: runtime.c). This unmaps it. */
+void wd_store_drop_spare(void);
 
 /* Host objects, owned by the store. `type` is copied. */
 WD_NODISCARD wd_status wd_store_host_func(wd_store *s, const wd_functype *type, wd_host_fn fn,

@@ -182,6 +182,43 @@ TEST(link_memory_grows_fast_zeroed_and_within_limits)
     CHECK_EQ(ctx.live, 0);
 }
 
+/* A memory's reservation, once its store is freed, serves the next memory of the same size
+ * (a PVM reboot instantiates the kernel again): its bytes are zero again, grown or not. */
+TEST(link_memory_reservation_reused_zeroed)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    const wd_memtype any = {{2, 0, false}};
+    wd_store_drop_spare(); /* what an earlier test left */
+    wd_store *s1 = wd_store_new(&ctx);
+    wd_memory *a;
+    CHECK_EQ(wd_store_memory(s1, any, &a, &err), WD_OK);
+    CHECK_EQ(wd_memory_grow(&ctx, a, 3), 2);
+    a->data[0] = 1;
+    a->data[70000] = 2;
+    a->data[2 * 65536 - 1] = 3;
+    a->data[a->size - 1] = 4;
+    uint8_t *base = a->data;
+    wd_store_free(s1);
+
+    wd_store *s2 = wd_store_new(&ctx);
+    wd_memory *b, *c;
+    CHECK_EQ(wd_store_memory(s2, (wd_memtype){{1, 0, false}}, &b, &err), WD_OK);
+    CHECK(b->data == base && b->size == 65536);
+    CHECK_EQ(wd_memory_grow(&ctx, b, 5), 1);
+    uint64_t nonzero = 0;
+    for (uint64_t i = 0; i < b->size; i++)
+        nonzero += b->data[i] != 0;
+    CHECK_EQ(nonzero, 0);
+    /* another maximum is another reservation */
+    CHECK_EQ(wd_store_memory(s2, (wd_memtype){{1, 8, true}}, &c, &err), WD_OK);
+    CHECK(c->data != base && c->data[0] == 0);
+    wd_store_free(s2);
+    CHECK_EQ(ctx.live, 0);
+}
+
 TEST(link_table_grows_within_limits)
 {
     wd_ctx ctx;
