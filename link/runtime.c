@@ -36,7 +36,8 @@ struct wd_store {
  * and the base never moves, so pointers the interpreter keeps stay valid. This is the one
  * allocation that bypasses the context allocator, which cannot reserve address space;
  * where mmap fails (no MAP_ANONYMOUS, address space limits) memory falls back to
- * wd_realloc and memset. */
+ * wd_realloc and memset. A freed memory's reservation may serve the next one (unreserve):
+ * then what it had made accessible stays so, zeroed. */
 typedef struct memory_obj {
     wd_memory mem;   /* first: a wd_memory * is a memory_obj * */
     size_t reserved; /* bytes mapped; 0 when the bytes come from the context allocator */
