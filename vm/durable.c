@@ -623,6 +623,31 @@ const uint8_t *wd_durable_value(const wd_durable *d, const char *key, size_t len
     return n->value->data;
 }
 
+/* A kept value is its blob, one reference more. */
+struct wd_durable_kept {
+    blob b;
+};
+
+const wd_durable_kept *wd_durable_keep(wd_durable *d, const char *key, size_t len,
+                                       const uint8_t **data, size_t *size)
+{
+    const node *n = lookup(d, key, len);
+    if (n == NULL || n->value == NULL) {
+        *data = NULL;
+        *size = 0;
+        return NULL;
+    }
+    n->value->refs++;
+    *data = n->value->data;
+    *size = n->value->size;
+    return (const wd_durable_kept *)n->value;
+}
+
+void wd_durable_release(wd_durable *d, const wd_durable_kept *k)
+{
+    blob_unref(d->ctx, (blob *)k);
+}
+
 typedef struct walk_state {
     wd_ctx *ctx;
     char *path;

@@ -66,6 +66,13 @@ int wd_durable_set(wd_durable *d, const char *key, size_t len, const uint8_t *sr
 int wd_durable_create(wd_durable *d, const char *key, size_t len, int64_t size);
 /* The value's bytes (borrowed until the next change) or NULL. */
 const uint8_t *wd_durable_value(const wd_durable *d, const char *key, size_t len, size_t *size);
+/* The value as it is now, kept whatever later changes the key (values are copy-on-write),
+ * until wd_durable_release, before wd_durable_free: its bytes in *data, *size; NULL when
+ * the key has no value. */
+typedef struct wd_durable_kept wd_durable_kept;
+const wd_durable_kept *wd_durable_keep(wd_durable *d, const char *key, size_t len,
+                                       const uint8_t **data, size_t *size);
+void wd_durable_release(wd_durable *d, const wd_durable_kept *k);
 
 /* Visits the subtree at `key` ("/" for all) depth-first in byte order: `fn` gets each
  * node's path (NUL-terminated) and its value (NULL when it has none). Stops when fn

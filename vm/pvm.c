@@ -54,8 +54,10 @@ struct wd_pvm {
     bool finished_unseen; /* FINISHED was not yet a stop of wd_pvm_advance */
 
     /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
-     * deterministic, so the figures are those of decoding it again). */
-    uint8_t *kernel;
+     * deterministic, so the figures are those of decoding it again). Its bytes are the
+     * durable value kept, not a copy (0.26 MB of tx-kernel: 65 page faults). */
+    const wd_durable_kept *kernel_kept;
+    const uint8_t *kernel;
     size_t kernel_size;
     wd_module *module;
     wd_status module_status;
@@ -307,21 +309,23 @@ static uint64_t init_ticks(const wd_module *m, const wd_costs *c)
 static wd_status load_kernel(wd_pvm *p, wd_error *err)
 {
     size_t size;
-    const uint8_t *bytes = wd_durable_value(p->durable, KEY("/kernel/boot.wasm"), &size);
-    if (bytes == NULL)
+    const uint8_t *bytes;
+    const wd_durable_kept *k = wd_durable_keep(p->durable, KEY("/kernel/boot.wasm"), &bytes, &size);
+    if (k == NULL)
         return wd_fail(err, WD_ERR_MALFORMED, 0, "no kernel at /kernel/boot.wasm");
-    if (p->kernel != NULL && size == p->kernel_size && memcmp(bytes, p->kernel, size) == 0) {
+    if (p->kernel_kept != NULL &&
+        (k == p->kernel_kept || (size == p->kernel_size && memcmp(bytes, p->kernel, size) == 0))) {
+        wd_durable_release(p->durable, k);
         if (p->module_status != WD_OK)
             *err = p->module_err;
         return p->module_status;
     }
     wd_module_free(p->module);
     p->module = NULL;
-    wd_free(p->ctx, p->kernel);
-    p->kernel = wd_alloc(p->ctx, size);
-    if (p->kernel == NULL)
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    memcpy(p->kernel, bytes, size);
+    if (p->kernel_kept != NULL)
+        wd_durable_release(p->durable, p->kernel_kept);
+    p->kernel_kept = k;
+    p->kernel = bytes;
     p->kernel_size = size;
     wd_error_clear(&p->module_err);
     wd_decode_opts opts = {.costs = p->cfg.costs, .pvm = true, .no_fuse = p->cfg.no_fuse};
@@ -909,7 +913,8 @@ void wd_pvm_free(wd_pvm *p)
         wd_eval_abort(&p->thread);
     wd_store_free(p->store);
     wd_module_free(p->module);
-    wd_free(p->ctx, p->kernel);
+    if (p->kernel_kept != NULL)
+        wd_durable_release(p->durable, p->kernel_kept);
     wd_thread_fini(&p->thread);
     wd_durable_free(p->durable);
     wd_free(p->ctx, p);

@@ -62,6 +62,36 @@ TEST(durable_values_and_children)
     CHECK_EQ(ctx.live, 0);
 }
 
+/* A kept value stays as it was when the key is written in place, set again or deleted. */
+TEST(durable_kept_value_survives_changes)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_durable *d = wd_durable_new(&ctx);
+    const uint8_t *data;
+    size_t size;
+    CHECK(wd_durable_keep(d, K("/k"), &data, &size) == NULL && size == 0);
+    CHECK_EQ(wd_durable_set(d, K("/k"), (const uint8_t *)"kernel", 6), 0);
+    const wd_durable_kept *a = wd_durable_keep(d, K("/k"), &data, &size);
+    CHECK(a != NULL && size == 6 && memcmp(data, "kernel", 6) == 0);
+    CHECK_EQ(wd_durable_write(d, K("/k"), 0, (const uint8_t *)"KER", 3), 0);
+    size_t n;
+    const uint8_t *now = wd_durable_value(d, K("/k"), &n);
+    CHECK(n == 6 && memcmp(now, "KERnel", 6) == 0 && now != data);
+    CHECK(memcmp(data, "kernel", 6) == 0);
+    const uint8_t *data2;
+    const wd_durable_kept *b = wd_durable_keep(d, K("/k"), &data2, &size);
+    CHECK(b != NULL && b != a && data2 == now);
+    CHECK_EQ(wd_durable_set(d, K("/k"), (const uint8_t *)"upgrade", 7), 0);
+    CHECK(memcmp(data, "kernel", 6) == 0 && memcmp(data2, "KERnel", 6) == 0);
+    CHECK_EQ(wd_durable_delete(d, K("/k"), false), 0);
+    CHECK(memcmp(data2, "KERnel", 6) == 0);
+    wd_durable_release(d, a);
+    wd_durable_release(d, b);
+    wd_durable_free(d);
+    CHECK_EQ(ctx.live, 0);
+}
+
 TEST(durable_copy_is_independent)
 {
     wd_ctx ctx;
