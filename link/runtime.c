@@ -66,16 +66,17 @@ wd_ctx *wd_store_ctx(const wd_store *s)
  * (MADV_DONTNEED), changes page tables, which interrupts every CPU where another of our
  * threads runs (a TLB shootdown: the profiler's consumer thread took 10 a profile of
  * tx-kernel-no-verif), and the next instance faults its pages in again. Kept, the pages the
- * last instance touched (mincore) are zeroed in place and stay accessible: every access is
- * checked against the memory's size, never against its protection. Up to SPARE_ZERO_MAX
- * bytes are zeroed; a memory with more resident is unmapped. */
+ * last instance touched (mincore) are zeroed in place when the next takes it, and stay
+ * accessible: every access is checked against the memory's size, never against its
+ * protection. Up to SPARE_ZERO_MAX bytes are zeroed; with more resident it is unmapped. */
 #define SPARE_ZERO_MAX ((size_t)64 << 20)
 
 static struct {
     pthread_mutex_t mu;
     uint8_t *data;
     size_t reserved;
-} spare = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
+    size_t used; /* what its last memory made accessible: zeroed when it is taken */
+} spare = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
 
 /* Zeroes the resident pages of [data, data + used); false when it cannot tell which they are
  * or they are too many. */
@@ -114,19 +115,19 @@ static bool zero_resident(uint8_t *data, size_t used)
 #endif
 }
 
+/* Keeps a freed memory's reservation for the next one (zeroed only then: a process that
+ * ends pays nothing), or unmaps it when one is kept already. */
 static void unreserve(uint8_t *data, size_t reserved, size_t used)
 {
 #ifdef MAP_ANONYMOUS
-    bool kept = false;
-    if (zero_resident(data, used)) {
-        pthread_mutex_lock(&spare.mu);
-        if (spare.data == NULL) {
-            spare.data = data;
-            spare.reserved = reserved;
-            kept = true;
-        }
-        pthread_mutex_unlock(&spare.mu);
+    pthread_mutex_lock(&spare.mu);
+    bool kept = spare.data == NULL;
+    if (kept) {
+        spare.data = data;
+        spare.reserved = reserved;
+        spare.used = used;
     }
+    pthread_mutex_unlock(&spare.mu);
     if (!kept)
         munmap(data, reserved);
 #else
@@ -153,12 +154,20 @@ void wd_store_drop_spare(void)
 static uint8_t *take_spare(size_t bytes)
 {
     uint8_t *p = NULL;
+    size_t used = 0;
     pthread_mutex_lock(&spare.mu);
     if (spare.data != NULL && spare.reserved == bytes) {
         p = spare.data;
+        used = spare.used;
         spare.data = NULL;
     }
     pthread_mutex_unlock(&spare.mu);
+#ifdef MAP_ANONYMOUS
+    if (p != NULL && !zero_resident(p, used)) {
+        munmap(p, bytes);
+        p = NULL;
+    }
+#endif
     return p;
 }
 
