@@ -623,10 +623,8 @@ const uint8_t *wd_durable_value(const wd_durable *d, const char *key, size_t len
     return n->value->data;
 }
 
-/* A kept value is its blob, one reference more. */
-struct wd_durable_kept {
-    blob b;
-};
+/* A kept value is its blob, one reference more (wd_durable_kept stays incomplete: its
+ * pointers are blob pointers). */
 
 const wd_durable_kept *wd_durable_keep(wd_durable *d, const char *key, size_t len,
                                        const uint8_t **data, size_t *size)
