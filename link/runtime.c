@@ -82,7 +82,7 @@ static struct {
  * or they are too many. */
 static bool zero_resident(uint8_t *data, size_t used)
 {
-#if defined(MAP_ANONYMOUS) && defined(_DEFAULT_SOURCE)
+#ifdef MAP_ANONYMOUS
     long ps = sysconf(_SC_PAGESIZE);
     if (ps <= 0 || used == 0)
         return used == 0;

@@ -1390,7 +1390,6 @@ static void tl_job_join(tl_job *j, wd_thread *th)
     (void)j;
 }
 
-
 /* Creates the files, each as a descriptor in fds[k]; on failure removes those made. System
  * calls only (no allocation): any thread may do it (wd_prof_files_create). */
 static wd_status create_files(int *fds, char *const *paths, wd_error *err)

@@ -46,8 +46,9 @@ extern const char *const wd_prof_file_what[WD_PROF_FILE_COUNT];
  * (no allocation, no profile), so that any thread may do it: `profile` has the profiler
  * feed's consumer thread do it as it starts (profiler/feed.h). On ext4 here creating the 5
  * files took 0.43-0.53 ms of the end of a tx-kernel-no-verif profile, more after many files
- * were deleted (ext4 without a journal skips inodes freed in the last minutes). A profile too small for that
- * thread (counter) creates them at the end: a thread of their own cost it more than that. */
+ * were deleted (ext4 without a journal skips inodes freed in the last minutes). A profile
+ * too small for that thread (counter) creates them at the end: a thread of their own cost
+ * it more than that. */
 typedef struct wd_prof_files wd_prof_files;
 wd_prof_files *wd_prof_files_new(const wd_prof_out *o);
 void wd_prof_files_create(void *files);
@@ -56,8 +57,8 @@ void wd_prof_files_create(void *files);
 void wd_prof_files_discard(wd_prof_files *pre);
 
 /* Writes every file into o->dir: into `pre` when given (from wd_prof_files_new with the same
- * dir and base; consumed, even on failure), created now unless it was. Errors: WD_ERR_IO naming the
- * file, WD_ERR_NOMEM. Once the profile is over and when it is big, the event files are
+ * dir and base; consumed, even on failure), created now unless it was. Errors: WD_ERR_IO
+ * naming the file, WD_ERR_NOMEM. Once the profile is over and when it is big, the event files are
  * written on a thread of its own while the calling thread writes the others (the profile is
  * only read, p->ctx only used by the calling thread). */
 WD_NODISCARD wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *pre,

@@ -1249,10 +1249,10 @@ static bool sort_functions(wd_prof *p, wd_prof_func *f, uint32_t *k, bool by_tot
             keys[i] = (func_key){by_total ? f[i].total : f[i].self, prof_name(p, f[i].sym),
                                  f[i].sym, i};
         const func_key *order = keys;
-        if (keep != 0 && keep < n)
-            select_keys(keys, n, keep);
-        else
+        if (keep == n)
             order = sort_keys(keys, keys + n, n);
+        else if (keep != 0) /* none kept: nothing to order */
+            select_keys(keys, n, keep);
         for (uint32_t i = 0; i < keep; i++)
             sorted[i] = f[order[i].at];
         memcpy(f, sorted, (size_t)keep * sizeof *f);
