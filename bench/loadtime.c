@@ -1,6 +1,6 @@
 /* loadtime.c: times wasmdbg's load phases in process, for `make bench`.
  *
- *   loadtime [--reps N] [--header] [--once] FILE... [--pvm FILE...]
+ *   loadtime [--reps N] [--threads N] [--header] [--once] FILE... [--pvm FILE...]
  *
  * For each module: decode (read, validate and translate every body, with the pvm-2.0 tick
  * model summed into block charges; in PVM mode, floats rejected, for the files after
@@ -12,6 +12,8 @@
  *
  * The file is read once, before timing; times are CLOCK_MONOTONIC. The heap is counted by
  * a context allocator of our own, in one more decode outside the timed ones.
+ *
+ * --threads N: translate the bodies on N threads (default 0: as many as the CPUs, up to 4).
  *
  * --once: decode each module once and print nothing (errors aside), for instruction counts
  * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`. */
@@ -240,10 +242,13 @@ int main(int argc, char **argv)
             once = true;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
             reps = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
+            opts.threads = (uint32_t)atoi(argv[++i]);
         } else if (strncmp(argv[i], "--", 2) == 0 || reps < 1 || reps > MAX_REPS ||
                    opts.costs == NULL) {
             fprintf(stderr,
-                    "usage: loadtime [--reps N (1-%d)] [--header] [--once] [--pvm] FILE...\n",
+                    "usage: loadtime [--reps N (1-%d)] [--threads N] [--header] [--once] [--pvm] "
+                    "FILE...\n",
                     MAX_REPS);
             return 2;
         } else {

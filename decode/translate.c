@@ -117,7 +117,7 @@ typedef struct opform {
     uint16_t mirror;     /* mirrored */
     uint16_t mirror_imm; /* imm_form of mirrored, 0 if either is 0 */
     uint16_t wide;       /* wide_form */
-    uint16_t mem[3];     /* mem_form k = 0, 1, 2 */
+    uint16_t mem[3];     /* mem_forms[...][1 + k], k = 0, 1, 2 */
     uint16_t br[2];      /* branch_form, not negated and negated */
     uint8_t flags;       /* F_* */
 } opform;
@@ -762,29 +762,23 @@ static uint32_t wide_form(uint32_t op)
     }
 }
 
-/* The fused forms of memory instruction op (ops.def): k = 0 the address from an i32.add,
- * 1 from an i32.add of an immediate, 2 a constant value (stores); 0 where there is none. */
-static uint32_t mem_form(uint32_t op, int k)
-{
-    static const uint32_t forms[][4] = {
-        {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
-        {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
-        {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
-        {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
-        {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
-        {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
-        {WD_OP_I64_LOAD32_U, WD_OP_I64_LOAD32_U_RR, WD_OP_I64_LOAD32_U_RI, 0},
-        {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
-        {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
-        {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
-        {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
-        {WD_OP_I64_STORE32, WD_OP_I64_STORE32_RR, WD_OP_I64_STORE32_RI, 0},
-    };
-    for (size_t i = 0; i < WD_ARRAY_COUNT(forms); i++)
-        if (forms[i][0] == op)
-            return forms[i][k + 1];
-    return 0;
-}
+/* The fused forms of each memory instruction (ops.def): after the instruction itself, its
+ * forms with the address from an i32.add, from an i32.add of an immediate, and with a
+ * constant value (stores); 0 where there is none. */
+static const uint16_t mem_forms[][4] = {
+    {WD_OP_I32_LOAD, WD_OP_I32_LOAD_RR, WD_OP_I32_LOAD_RI, 0},
+    {WD_OP_I32_LOAD8_S, WD_OP_I32_LOAD8_S_RR, WD_OP_I32_LOAD8_S_RI, 0},
+    {WD_OP_I32_LOAD8_U, WD_OP_I32_LOAD8_U_RR, WD_OP_I32_LOAD8_U_RI, 0},
+    {WD_OP_I32_LOAD16_S, WD_OP_I32_LOAD16_S_RR, WD_OP_I32_LOAD16_S_RI, 0},
+    {WD_OP_I32_LOAD16_U, WD_OP_I32_LOAD16_U_RR, WD_OP_I32_LOAD16_U_RI, 0},
+    {WD_OP_I64_LOAD, WD_OP_I64_LOAD_RR, WD_OP_I64_LOAD_RI, 0},
+    {WD_OP_I64_LOAD32_U, WD_OP_I64_LOAD32_U_RR, WD_OP_I64_LOAD32_U_RI, 0},
+    {WD_OP_I32_STORE, WD_OP_I32_STORE_RR, WD_OP_I32_STORE_RI, WD_OP_I32_STORE_I},
+    {WD_OP_I32_STORE8, WD_OP_I32_STORE8_RR, WD_OP_I32_STORE8_RI, WD_OP_I32_STORE8_I},
+    {WD_OP_I32_STORE16, WD_OP_I32_STORE16_RR, WD_OP_I32_STORE16_RI, WD_OP_I32_STORE16_I},
+    {WD_OP_I64_STORE, WD_OP_I64_STORE_RR, WD_OP_I64_STORE_RI, WD_OP_I64_STORE_I},
+    {WD_OP_I64_STORE32, WD_OP_I64_STORE32_RR, WD_OP_I64_STORE32_RI, 0},
+};
 
 /* The comparison-and-branch for comparison `op` (negated: jump when it is false). */
 static uint32_t branch_form(uint32_t op, bool negate)
@@ -828,13 +822,14 @@ static void init_forms(opform *forms)
         f->mirror = (uint16_t)mirrored(op);
         f->mirror_imm = f->mirror != 0 ? (uint16_t)imm_form(f->mirror) : 0;
         f->wide = (uint16_t)wide_form(op);
-        for (int k = 0; k < 3; k++)
-            f->mem[k] = (uint16_t)mem_form(op, k);
+        memset(f->mem, 0, sizeof f->mem);
         f->br[0] = (uint16_t)branch_form(op, false);
         f->br[1] = (uint16_t)branch_form(op, true);
         f->flags = (uint8_t)((pure_producer(op) ? F_PURE : 0) |
                              (wd_op_traps_with_result(op) ? F_TRAPS : 0));
     }
+    for (size_t i = 0; i < WD_ARRAY_COUNT(mem_forms); i++) /* one pass, not a search per op */
+        memcpy(forms[mem_forms[i][0]].mem, &mem_forms[i][1], sizeof forms->mem);
 }
 
 /* The lazy operand at height h, or NULL. */
