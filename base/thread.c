@@ -24,13 +24,6 @@ static void *start(void *p)
     return t->fn(t->arg);
 }
 
-/* The start of a thread kept apart: the job (t->apart is the creator's). */
-static void *start_apart(void *p)
-{
-    wd_thread *t = p;
-    return t->fn(t->arg);
-}
-
 static bool start_off_cpu(wd_thread *t, void *(*fn)(void *), void *arg, bool apart)
 {
     t->fn = fn;
@@ -42,9 +35,11 @@ static bool start_off_cpu(wd_thread *t, void *(*fn)(void *), void *arg, bool apa
         CPU_ISSET((size_t)me, &others) && CPU_COUNT(&others) >= 2) {
         CPU_CLR((size_t)me, &others);
         pthread_attr_t attr;
+        /* a thread kept apart runs the job as it is; another first lets itself anywhere */
+        void *(*entry)(void *) = apart ? fn : start;
         if (pthread_attr_init(&attr) == 0) {
             bool made = pthread_attr_setaffinity_np(&attr, sizeof others, &others) == 0 &&
-                        pthread_create(&t->id, &attr, apart ? start_apart : start, t) == 0;
+                        pthread_create(&t->id, &attr, entry, apart ? arg : (void *)t) == 0;
             pthread_attr_destroy(&attr);
             if (made)
                 return true;
