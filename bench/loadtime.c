@@ -11,7 +11,10 @@
  * the heap decoding takes: its peak, and what the decoded module keeps.
  *
  * The file is read once, before timing; times are CLOCK_MONOTONIC. The heap is counted by
- * a context allocator of our own, in one more decode outside the timed ones.
+ * a context allocator of our own, in one more decode outside the timed ones: the bytes
+ * asked for, which include, for each arena chunk of 4 MiB or more, the 2 MiB of address
+ * space that places its memory on a huge page (base/alloc.c's new_chunk; never touched,
+ * so not resident: big.wasm's decode shows about 15 MB more than it keeps in memory).
  *
  * --threads N: translate the bodies on N threads (default 0: as many as the CPUs, up to 4).
  *
