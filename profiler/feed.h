@@ -36,6 +36,7 @@ typedef struct wd_prof_feed {
     wd_ctx *ctx; /* the producer's */
     wd_prof *prof;
     bool started, failed, ended; /* started: the consumer thread runs */
+    bool took_back; /* wd_prof_feed_end found the consumer idle and applied the rest here */
     /* the producer's chunk: words w..end free */
     wd_prof_feed_chunk *cur;
     uint64_t *w, *end;
@@ -104,6 +105,8 @@ void wd_prof_feed_step(wd_prof_feed *f, uint64_t ticks, uint64_t cost, const cha
 void wd_prof_feed_level(wd_prof_feed *f, uint32_t level);
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info);
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit);
+/* Whether every chunk handed to the consumer has been applied (true without a thread). */
+bool wd_prof_feed_caught_up(wd_prof_feed *f);
 /* wd_prof_end through the feed, then waits until every event is applied: the profiler is
  * the caller's again. Events after it are dropped (the returns of a run unwound when the
  * PVM is freed, say): the profile is over. */

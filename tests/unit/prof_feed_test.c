@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static uint64_t rng;
@@ -24,6 +25,7 @@ static uint32_t rnd(uint32_t n)
 typedef struct sink {
     wd_prof_feed *f;
     wd_prof *p;
+    bool idle; /* wait for the consumer to catch up before the end */
 } sink;
 
 static uint32_t s_symbol(sink *s, wd_prof_kind kind, uint32_t idx, const char *name)
@@ -153,13 +155,18 @@ static bool feed_events(sink *s, uint32_t calls)
     }
     bool started = s->f->started;
     wd_prof_feed_time_unit(s->f, 0.5);
+    /* idle: the consumer has applied every chunk handed to it (waited for, up to 20 s), so
+     * that the end applies the rest on this thread */
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; s->idle && i < 20000 && !wd_prof_feed_caught_up(s->f); i++)
+        nanosleep(&ms, NULL);
     wd_prof_feed_end(s->f, t + 100);
-    return started;
+    return started && (!s->idle || s->f->took_back);
 }
 
 static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
 
-enum how { DIRECT, FEED_HERE, FEED_THREAD };
+enum how { DIRECT, FEED_HERE, FEED_THREAD, FEED_THREAD_IDLE };
 
 /* The on-start job: counts its runs and whether one ran on the thread that made the feed. */
 typedef struct start_job {
@@ -190,11 +197,12 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
     if (wd_prof_new(&pctx, &cfg, &p, &err) != WD_OK)
         return false;
     wd_prof_feed f;
-    wd_prof_feed_init(&f, &fctx, p, how == FEED_THREAD);
+    bool threaded = how == FEED_THREAD || how == FEED_THREAD_IDLE;
+    wd_prof_feed_init(&f, &fctx, p, threaded);
     start_job job = {.maker = pthread_self()};
     wd_prof_feed_on_start(&f, start_job_run, &job);
     bool may_thread = f.sh != NULL;
-    sink s = {how == DIRECT ? NULL : &f, p};
+    sink s = {how == DIRECT ? NULL : &f, p, how == FEED_THREAD_IDLE};
     *started = feed_events(&s, calls);
     wd_prof_feed_fini(&f);
     /* the job ran once on the consumer thread when there was one, else never */
@@ -202,7 +210,7 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
     wd_prof_get_stats(p, stats);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
                      .tick_model = "m"};
-    bool ok = job_ok && may_thread == (how == FEED_THREAD) && wd_prof_status(p, &err) == WD_OK &&
+    bool ok = job_ok && may_thread == threaded && wd_prof_status(p, &err) == WD_OK &&
               wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
     wd_prof_free(p);
     return ok && pctx.live == 0 && fctx.live == 0;
@@ -219,7 +227,7 @@ static bool same_as_direct(enum how how, uint32_t calls, wd_prof_mode mode, cons
            sa.nodes == sb->nodes && wd_test_same_files(da, db, "t", exts, 5);
 }
 
-static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
+static void compare_how(enum how how, uint32_t calls, wd_prof_mode mode, bool expect_thread)
 {
     char dir[] = "/tmp/wasmdbg-feed-test-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
@@ -231,7 +239,7 @@ static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
     bool started_a, started_b;
     CHECK(same_as_direct(FEED_HERE, calls, mode, da, db, &sa, &started_a));
     bool two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-    CHECK(two_cpus ? same_as_direct(FEED_THREAD, calls, mode, da, db, &sb, &started_b)
+    CHECK(two_cpus ? same_as_direct(how, calls, mode, da, db, &sb, &started_b)
                    : same_as_direct(FEED_HERE, calls, mode, da, db, &sb, &started_b));
     CHECK(!started_a);
     CHECK_EQ(started_b, two_cpus && expect_thread);
@@ -243,6 +251,11 @@ static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
     rmdir(dir);
 }
 
+static void compare(uint32_t calls, wd_prof_mode mode, bool expect_thread)
+{
+    compare_how(FEED_THREAD, calls, mode, expect_thread);
+}
+
 TEST(prof_feed_same_profile)
 {
     /* 300,000 calls: some 1.8M words, far more than WD_PROF_FEED_MAX_CHUNKS chunks */
@@ -252,6 +265,13 @@ TEST(prof_feed_same_profile)
 TEST(prof_feed_full_tree)
 {
     compare(20000, WD_PROF_FULL, true);
+}
+
+/* The consumer idle at the end: the last chunk is applied by the producer's thread, the
+ * consumer joined later (wd_prof_feed_fini); feed_events checks that it was. */
+TEST(prof_feed_end_takes_back_an_idle_consumer)
+{
+    compare_how(FEED_THREAD_IDLE, 20000, WD_PROF_FULL, true);
 }
 
 TEST(prof_feed_small_profile_needs_no_thread)
