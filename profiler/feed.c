@@ -185,23 +185,23 @@ static void free_chunks(wd_ctx *ctx, wd_prof_feed_chunk *c)
     }
 }
 
-/* Tells the consumer to stop when it has applied every published chunk (it waits for the
- * next): the profiler is then this thread's again at once, before the consumer, woken,
- * sees it is done (on this VM a wake-up takes 50-200 us). False, changing nothing, while
- * it applies a chunk. The thread is joined by unthread. */
-static bool take_back_if_idle(wd_prof_feed *f)
+/* Tells the consumer to stop once it has applied what was published; with `if_idle`, only
+ * when it already has (it waits for the next chunk), and false, changing nothing, while it
+ * applies one. Either way the thread is joined by unthread; stopped idle, the profiler is
+ * this thread's again at once, before the consumer, woken (a wake-up across CPUs costs tens
+ * of microseconds here), sees it is done. */
+static bool stop_consumer(wd_prof_feed *f, bool if_idle)
 {
     wd_prof_feed_shared *sh = f->sh;
     pthread_mutex_lock(&sh->mu);
-    bool idle = sh->in_flight == 0;
-    if (idle) {
-        f->took_back = true;
+    bool stop = !if_idle || sh->in_flight == 0;
+    if (stop) {
         sh->done = true;
         f->failed = f->failed || sh->consumer_failed;
         pthread_cond_signal(&sh->has_data);
     }
     pthread_mutex_unlock(&sh->mu);
-    return idle;
+    return stop;
 }
 
 /* Stops the consumer (after it applied what was published) and frees what the threads
@@ -213,10 +213,7 @@ static void unthread(wd_prof_feed *f)
         return;
     if (f->started) {
         wd_thread_release(&sh->thread); /* this CPU is about to be free */
-        pthread_mutex_lock(&sh->mu);
-        sh->done = true;
-        pthread_cond_signal(&sh->has_data);
-        pthread_mutex_unlock(&sh->mu);
+        (void)stop_consumer(f, false);
         wd_thread_join(&sh->thread);
         f->started = false;
         f->failed = f->failed || sh->consumer_failed;
@@ -465,7 +462,8 @@ void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
     }
     /* The last chunk is applied here when the consumer is idle (wd_prof_feed_fini joins
      * it), else published and waited for. */
-    if (f->started && !take_back_if_idle(f)) {
+    f->took_back = f->started && stop_consumer(f, true);
+    if (f->started && !f->took_back) {
         if (f->cur != NULL && f->w != f->cur->w)
             publish(f);
         unthread(f);
