@@ -120,7 +120,7 @@ bool wd_grow(wd_ctx *ctx, void **data, uint32_t *cap, size_t elem, uint64_t need
  * wd_arena_dup copies into memory it does not zero first. Chunks of 4 MiB or more ask
  * for 2 MiB pages where the kernel has them (new_chunk): a large module's code is written
  * once, all of it, and big.wasm took 14,000 page faults on 4 KiB pages, a quarter of its
- * decode; then 3,200 with chunks where malloc put them, 330-420 now (one or two threads). */
+ * decode; then 3,200 with chunks where malloc put them (two threads), 420 now (325 on one). */
 #define CHUNK_MIN ((size_t)32768)
 #define CHUNK_MAX ((size_t)8 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
