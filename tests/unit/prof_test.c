@@ -334,7 +334,8 @@ TEST(prof_deep_recursion)
 }
 
 /* The node totals' arrays are written ahead of the tree while events come (their page
- * faults are not taken at the end), and prof_finish's totals are prof_totals' sums. */
+ * faults are not taken at the end), the end does not grow them again (no copy, no new
+ * pages), and prof_finish's totals are prof_totals' sums. */
 TEST(prof_totals_written_ahead)
 {
     for (int mode = WD_PROF_FULL; mode <= WD_PROF_CCT; mode++) {
@@ -357,8 +358,12 @@ TEST(prof_totals_written_ahead)
             wd_prof_ret(p, t++, 0);
         }
         CHECK(ahead);
+        const uint64_t *before = p->tot;
+        uint32_t cap = p->tot_cap;
         wd_prof_end(p, t + 1);
         CHECK_EQ(wd_prof_status(p, NULL), WD_OK);
+        CHECK(p->tot == before);
+        CHECK_EQ(p->tot_cap, cap);
         uint64_t *tot = NULL;
         int64_t *tns = NULL;
         CHECK(prof_totals(&p->tree, &tot, &tns));
