@@ -3,6 +3,7 @@
 #include "base/thread.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #if defined(__linux__) && defined(CPU_SET)
 
@@ -91,4 +92,19 @@ void wd_thread_release(wd_thread *t)
 void wd_thread_join(wd_thread *t)
 {
     pthread_join(t->id, NULL);
+}
+
+static unsigned cpu_count;
+static pthread_once_t cpu_count_once = PTHREAD_ONCE_INIT;
+
+static void count_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_count = n < 1 ? 1 : (unsigned)n;
+}
+
+unsigned wd_cpu_count(void)
+{
+    pthread_once(&cpu_count_once, count_cpus);
+    return cpu_count;
 }

@@ -37,4 +37,7 @@ bool wd_thread_start_apart(wd_thread *t, void *(*fn)(void *), void *arg);
 void wd_thread_release(wd_thread *t);
 void wd_thread_join(wd_thread *t);
 
+/* The CPUs online, asked of the system once (the first sysconf read sysfs: 25-45 us here). */
+unsigned wd_cpu_count(void);
+
 #endif

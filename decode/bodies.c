@@ -17,7 +17,6 @@
 
 #include <stdatomic.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { BATCH = 8, MAX_THREADS = 4 };
 #define PARALLEL_MIN_BYTES ((uint64_t)64 * 1024)
@@ -75,10 +74,9 @@ static uint32_t thread_count(uint64_t bytes, wd_ctx *ctx, const wd_decode_opts *
         return 1;
     if (opts->threads != 0)
         return WD_MIN(opts->threads, MAX_THREADS);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (bytes < PARALLEL_MIN_BYTES || cpus < 2)
+    if (bytes < PARALLEL_MIN_BYTES || wd_cpu_count() < 2)
         return 1;
-    return (uint32_t)WD_MIN(cpus, MAX_THREADS);
+    return WD_MIN(wd_cpu_count(), (unsigned)MAX_THREADS);
 }
 
 /* Translates on `n` threads (this one included), each worker's translator made. */

@@ -7,7 +7,6 @@
 #include "profiler/feed.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "base/thread.h"
 #include "profiler/prof_priv.h"
@@ -154,19 +153,12 @@ static void *consume(void *arg)
 
 /* ---- the producer's side ---------------------------------------------------------------- */
 
-static bool cpus_two_or_more(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 2;
-}
-
 void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threaded)
 {
     memset(f, 0, sizeof *f);
     f->ctx = ctx;
     f->prof = prof;
-    if (!threaded || ctx == prof->ctx || !wd_ctx_forkable(ctx) ||
-        !wd_ctx_forkable(prof->ctx) || !cpus_two_or_more())
+    if (!threaded || ctx == prof->ctx || !wd_ctx_forkable(ctx) || !wd_ctx_forkable(prof->ctx))
         return;
     f->sh = wd_calloc(ctx, 1, sizeof *f->sh);
     if (f->sh == NULL)
@@ -299,8 +291,8 @@ static wd_prof_feed_chunk *take(wd_prof_feed *f, size_t count)
  * and keeps it when there is no thread. */
 static void publish(wd_prof_feed *f)
 {
-    if (f->sh != NULL && !f->started) {
-        f->started = wd_thread_start_apart(&f->sh->thread, consume, f);
+    if (f->sh != NULL && !f->started) { /* one CPU: no thread (a profile of one chunk never asks) */
+        f->started = wd_cpu_count() >= 2 && wd_thread_start_apart(&f->sh->thread, consume, f);
         if (!f->started)
             unthread(f);
     }

@@ -1,9 +1,11 @@
-/* thread_test.c: base/thread.c's CPU placement, read back from the threads' affinity. */
+/* thread_test.c: base/thread.c's CPU placement, read back from the threads' affinity, and its
+ * count of CPUs. */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "base/thread.h"
 #include "tests/unit/test.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #if defined(__linux__) && defined(CPU_SET)
 
@@ -79,3 +81,22 @@ TEST(thread_start_runs_anywhere_once_started)
 }
 
 #endif
+
+/* wd_cpu_count is the system's count of CPUs online, the same on every call and thread. */
+static void *count_on_thread(void *arg)
+{
+    *(unsigned *)arg = wd_cpu_count();
+    return NULL;
+}
+
+TEST(thread_cpu_count)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned here = wd_cpu_count(), there = 0;
+    CHECK_EQ(here, n < 1 ? 1u : (unsigned)n);
+    wd_thread t;
+    CHECK(wd_thread_start(&t, count_on_thread, &there));
+    wd_thread_join(&t);
+    CHECK_EQ(there, here);
+    CHECK_EQ(wd_cpu_count(), here);
+}
