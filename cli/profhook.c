@@ -21,8 +21,12 @@ int64_t wd_profhook_now(const wd_profhook *h)
     return h->clock == WD_PROFHOOK_NS ? wd_clock_ns() - h->t0 : 0;
 }
 
-void wd_profhook_end(wd_profhook *h, uint64_t ticks)
+/* The fast clock's unit, once, before the end. */
+static void send_unit(wd_profhook *h)
 {
+    if (h->unit_sent)
+        return;
+    h->unit_sent = true;
     if (h->clock == WD_PROFHOOK_FAST) {
         /* The unit of the fast clock: its span against the monotonic clock's since init
          * (the two reads at each end are some ns apart: a relative error of 1e-5 for a
@@ -32,7 +36,23 @@ void wd_profhook_end(wd_profhook *h, uint64_t ticks)
         wd_prof_feed_time_unit(&h->feed,
                                units != 0 && ns > 0 ? (double)ns / (double)units : 1);
     }
-    wd_prof_feed_end(&h->feed, ticks);
+}
+
+bool wd_profhook_end_tree(wd_profhook *h, uint64_t ticks, void (*after)(void *), void *arg)
+{
+    send_unit(h);
+    return wd_prof_feed_end_tree(&h->feed, ticks, after, arg);
+}
+
+bool wd_profhook_end(wd_profhook *h, uint64_t ticks)
+{
+    send_unit(h);
+    return wd_prof_feed_end(&h->feed, ticks);
+}
+
+void wd_profhook_join(void *h)
+{
+    wd_prof_feed_join(&((wd_profhook *)h)->feed);
 }
 
 void wd_profhook_level(wd_profhook *h, uint32_t level)

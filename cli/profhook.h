@@ -44,6 +44,7 @@ typedef struct wd_profhook {
     wd_profhook_clock clock;
     int64_t t0;       /* the monotonic clock at init, ns */
     uint64_t c0;      /* the fast clock at init */
+    bool unit_sent;   /* the fast clock's unit, before the end */
     uint64_t step_floor;
     /* Symbols by function index (entry, direct, indirect calls), kept from one module to
      * the next (every kernel run decodes the kernel again, usually unchanged): an entry is
@@ -69,8 +70,14 @@ void wd_profhook_fini(wd_profhook *h);
  * without time). */
 int64_t wd_profhook_now(const wd_profhook *h);
 /* wd_prof_end, after telling the profiler the unit of the events' clock; the profiler is
- * the caller's again when it returns. */
-void wd_profhook_end(wd_profhook *h, uint64_t ticks);
+ * the caller's again when it returns. After wd_profhook_end_tree: true when the consumer
+ * thread took its job and runs it (wd_profhook_join waits for it). */
+bool wd_profhook_end(wd_profhook *h, uint64_t ticks);
+/* wd_prof_feed_end_tree (the same unit first): true when the tree is complete and may be
+ * read (only its shape, self ticks and symbols) until wd_profhook_end, which must follow. */
+bool wd_profhook_end_tree(wd_profhook *h, uint64_t ticks, void (*after)(void *), void *arg);
+/* wd_prof_feed_join of the adapter `h` (a wd_profhook *). */
+void wd_profhook_join(void *h);
 /* wd_prof_level and wd_prof_run_info_add, in order with the events. */
 void wd_profhook_level(wd_profhook *h, uint32_t level);
 void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info);

@@ -254,8 +254,21 @@ int wd_cli_profile(int argc, char **argv)
         }
         st = WD_OK;
     }
+    wd_prof_out out = {.dir = dir, .base = base, .collapsed = o.collapsed,
+                       .with_time = o.with_time, .max_depth = o.max_depth,
+                       .kernel = s.kernel_path, .tick_model = s.costs.name,
+                       .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts};
     if (st == WD_OK) {
-        wd_profhook_end(&hook, wd_pvm_ticks(s.pvm));
+        /* With a consumer thread, the folded stacks are written while it computes the
+         * figures, and the event files by it after them (profiler/output.h). */
+        uint64_t ticks = wd_pvm_ticks(s.pvm);
+        if (files != NULL) {
+            wd_prof_files_events_setup(files, prof, &out);
+            if (wd_profhook_end_tree(&hook, ticks, wd_prof_files_write_events, files))
+                wd_prof_files_write_folded(files);
+        }
+        if (wd_profhook_end(&hook, ticks))
+            wd_prof_files_events_taken(files, wd_profhook_join, &hook);
         wd_prof_record(prof, NULL);
         st = wd_trace_writer_close(w, &err);
         w = NULL;
@@ -265,10 +278,7 @@ int wd_cli_profile(int argc, char **argv)
             printf("\n");
         wd_cli_prof_opts po = {
             .ctx = &pctx,
-            .out = {.dir = dir, .base = base, .collapsed = o.collapsed,
-                    .with_time = o.with_time, .max_depth = o.max_depth,
-                    .kernel = s.kernel_path, .tick_model = s.costs.name,
-                    .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts},
+            .out = out,
             .json = o.json,
             .host_per_byte = s.costs.host_per_byte,
             .files = files,

@@ -25,6 +25,14 @@ struct wd_prof_feed_shared {
     uint32_t in_flight;              /* published and not yet applied */
     bool done;
     bool consumer_failed;
+    /* the end in two steps (wd_prof_feed_end_tree): set before the end is published */
+    bool split_end;
+    void (*after)(void *); /* the job run after the figures, and its argument */
+    void *after_arg;
+    /* ... and what the consumer tells of it */
+    bool tree_done, tree_ok; /* the tree complete (and the profile sound) */
+    bool fin_done;           /* the figures computed too */
+    bool after_taken;        /* `after` runs on the consumer, after fin_done */
     wd_thread thread;
 };
 
@@ -58,6 +66,31 @@ static const char *str_at(const uint64_t *w, size_t fixed)
 static const uint64_t *after_str(const uint64_t *w, size_t fixed)
 {
     return w + fixed + w[fixed - 1] / 8 + 1;
+}
+
+/* The end in two steps (wd_prof_feed_end_tree): the tree, announced to the producer, which
+ * then reads it; the figures; then the producer's job, taken (and announced) only when the
+ * profile is sound and its figures computed. */
+static void end_split(wd_prof_feed *f, uint64_t ticks)
+{
+    wd_prof_feed_shared *sh = f->sh;
+    wd_prof *p = f->prof;
+    bool more = wd_prof_end_tree(p, ticks);
+    pthread_mutex_lock(&sh->mu);
+    sh->tree_done = true;
+    sh->tree_ok = more && p->status == WD_OK;
+    pthread_cond_broadcast(&sh->has_room);
+    pthread_mutex_unlock(&sh->mu);
+    if (more)
+        wd_prof_end_finish(p, ticks);
+    pthread_mutex_lock(&sh->mu);
+    bool run = sh->after != NULL && p->status == WD_OK && p->fin;
+    sh->after_taken = run;
+    sh->fin_done = true;
+    pthread_cond_broadcast(&sh->has_room);
+    pthread_mutex_unlock(&sh->mu);
+    if (run) /* the profile is the producer's again: the job only reads it */
+        sh->after(sh->after_arg);
 }
 
 /* Applies the events of words w..end to the profiler; false on allocation failure. */
@@ -112,7 +145,10 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
         }
         default: /* OP_END */
             WD_ASSERT((h & 0xff) == OP_END);
-            wd_prof_end(p, w[1]);
+            if (f->sh != NULL && f->sh->split_end) /* set before the end was published */
+                end_split(f, w[1]);
+            else
+                wd_prof_end(p, w[1]);
             w += 2;
             break;
         }
@@ -316,7 +352,7 @@ static void publish(wd_prof_feed *f)
 
 uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
 {
-    if (f->failed || f->ended)
+    if (f->failed || f->ended || f->end_sent)
         return NULL;
     if (f->cur != NULL && (size_t)(f->end - f->w) >= count)
         return f->w;
@@ -445,8 +481,63 @@ bool wd_prof_feed_caught_up(wd_prof_feed *f)
     return idle;
 }
 
-void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
+/* Waits (the lock held) until `cond` holds or the consumer, having failed, applies no more:
+ * it then never will. */
+#define WAIT_CONSUMER(sh, cond)                                                                    \
+    while (!(cond) && !((sh)->consumer_failed && (sh)->in_flight == 0))                            \
+        pthread_cond_wait(&(sh)->has_room, &(sh)->mu)
+
+bool wd_prof_feed_end_tree(wd_prof_feed *f, uint64_t ticks, void (*after)(void *), void *arg)
 {
+    if (!f->started || f->failed || f->ended || f->end_sent)
+        return false;
+    wd_prof_feed_shared *sh = f->sh;
+    uint64_t *w = put(f, 2);
+    if (w == NULL)
+        return false; /* failed: wd_prof_feed_end stops the consumer */
+    w[0] = OP_END;
+    w[1] = ticks;
+    pthread_mutex_lock(&sh->mu);
+    sh->split_end = true;
+    sh->after = after;
+    sh->after_arg = arg;
+    pthread_mutex_unlock(&sh->mu);
+    f->end_sent = true;
+    publish(f);
+    f->w = f->end = NULL; /* later events are dropped (wd_prof_feed_room) */
+    wd_thread_release(&sh->thread); /* this CPU waits, then writes */
+    pthread_mutex_lock(&sh->mu);
+    WAIT_CONSUMER(sh, sh->tree_done);
+    bool ok = sh->tree_done && sh->tree_ok;
+    pthread_mutex_unlock(&sh->mu);
+    return ok;
+}
+
+/* The end sent by wd_prof_feed_end_tree: waits for the figures; the consumer is joined now
+ * unless it took the job (then by wd_prof_feed_join). */
+static bool end_split_wait(wd_prof_feed *f)
+{
+    wd_prof_feed_shared *sh = f->sh;
+    pthread_mutex_lock(&sh->mu);
+    WAIT_CONSUMER(sh, sh->fin_done);
+    bool taken = sh->after_taken;
+    pthread_mutex_unlock(&sh->mu);
+    if (taken)
+        (void)stop_consumer(f, false); /* it ends after the job */
+    else
+        unthread(f);
+    return taken;
+}
+
+bool wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
+{
+    if (f->end_sent) {
+        bool taken = end_split_wait(f);
+        f->ended = true;
+        if (f->failed)
+            prof_nomem(f->prof);
+        return taken;
+    }
     uint64_t *w;
     if ((w = put(f, 2)) != NULL) {
         w[0] = OP_END;
@@ -465,4 +556,10 @@ void wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
     f->w = f->end = NULL;
     if (f->failed)
         prof_nomem(f->prof);
+    return false;
+}
+
+void wd_prof_feed_join(wd_prof_feed *f)
+{
+    unthread(f);
 }

@@ -602,6 +602,28 @@ static inline bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *b
     return true;
 }
 
+/* A node's total ticks: from the totals, or summed over its subtree when the timeline has
+ * none (folded stacks written before the profile's figures: wd_prof_files_write_folded). */
+static uint64_t cut_total(const timeline *t, uint32_t node)
+{
+    if (t->tot != NULL)
+        return t->tot[node];
+    const prof_node *n = t->nodes;
+    uint64_t sum = n[node].t;
+    uint32_t x = n[node].first_child;
+    while (x != PROF_NONE) { /* pre-order, without a stack: back up through parents */
+        sum += n[x].t;
+        if (n[x].first_child != PROF_NONE) {
+            x = n[x].first_child;
+            continue;
+        }
+        while (x != node && n[x].next_sibling == PROF_NONE)
+            x = n[x].parent;
+        x = x == node ? PROF_NONE : n[x].next_sibling;
+    }
+    return sum;
+}
+
 /* A folded line: the stack down to this node, then its self ticks (at max_depth, its total:
  * what is deeper counts for it). */
 static inline void fold_line(timeline *t, uint32_t node, uint32_t depth)
@@ -611,7 +633,7 @@ static inline void fold_line(timeline *t, uint32_t node, uint32_t depth)
         t->oom = true;
         return;
     }
-    uint64_t v = depth >= t->max_depth ? t->tot[node] : y->t;
+    uint64_t v = depth >= t->max_depth ? cut_total(t, node) : y->t;
     if (v == 0)
         return;
     wbuf *w = t->fw;
@@ -837,13 +859,16 @@ static void tl_runs(timeline *t)
     wd_prof *p = t->p;
     uint64_t offset = 0;
     for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
-        wd_prof_run r;
-        wd_prof_run_get(p, i, &r);
-        uint64_t span = run_span(p, i);
-        if (t->cw != NULL)
-            chrome_run(t->cw, &r, offset, span);
-        if (t->sw != NULL)
-            ss_run(t->sw, i, &r, span);
+        uint64_t span = 0; /* folded stacks alone read no run figures */
+        if (t->cw != NULL || t->sw != NULL) {
+            wd_prof_run r;
+            wd_prof_run_get(p, i, &r);
+            span = run_span(p, i);
+            if (t->cw != NULL)
+                chrome_run(t->cw, &r, offset, span);
+            if (t->sw != NULL)
+                ss_run(t->sw, i, &r, span);
+        }
         t->run_start = p->runs.data[i].start;
         t->offset = offset;
         t->first = true;
@@ -873,14 +898,17 @@ static void tl_free(timeline *t)
 
 /* Writes the time-ordered outputs whose wbuf is given: folded stacks (fw), Chrome trace
  * events (cw), speedscope (sw). Allocates from ctx only; reads p, which must be over
- * (p->fin) when this runs beside other writers. False on OOM. */
+ * (p->fin) when this runs beside other writers, or for folded stacks alone (`early`) have
+ * its tree complete (wd_prof_end_tree): then no totals are read but those summed here. False
+ * on OOM. */
 static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wbuf *cw,
-                     wbuf *sw, uint32_t max_depth)
+                     wbuf *sw, uint32_t max_depth, bool early)
 {
     timeline t = {.p = p, .ctx = ctx, .nodes = p->tree.nodes, .fw = fw, .cw = cw, .sw = sw,
                   .real = !p->cct, .with_time = o != NULL && o->with_time,
                   .max_depth = max_depth, .sb = {.ctx = ctx}};
-    bool ok = prof_tree_totals(p, &t.tot, &t.tns);
+    WD_ASSERT(!early || (cw == NULL && sw == NULL));
+    bool ok = early || prof_tree_totals(p, &t.tot, &t.tns);
     if (ok && fw != NULL) {
         st_names(&t.names, p, ctx);
         ok = !t.names.oom;
@@ -918,7 +946,7 @@ static wd_status write_one(wd_prof *p, FILE *f, const wd_prof_out *o, int which,
                   ? write_collapsed(p, w, max_depth)
                   : tl_write(p, p->ctx, o, which == TL_FOLDED ? w : NULL,
                              which == TL_CHROME ? w : NULL, which == TL_SPEEDSCOPE ? w : NULL,
-                             max_depth);
+                             max_depth, false);
     return end_wbuf(p->ctx, w, ok, err);
 }
 
@@ -1341,7 +1369,29 @@ typedef struct out_file {
     const char *path;
     wd_status st;
     wd_error err;
+    bool done; /* written and closed already (wd_prof_files_write_folded, _events) */
 } out_file;
+
+/* Closes x's stream; a failure to is its status unless it had one. */
+static void close_stream(out_file *x)
+{
+    if (fclose(x->f) != 0 && x->st == WD_OK)
+        x->st = wd_fail(&x->err, WD_ERR_IO, 0, "%s: cannot write: %s", x->path,
+                        strerror(errno));
+    x->f = NULL;
+}
+
+/* A stream on descriptor fd (unbuffered: the writers buffer, each full buffer is one write),
+ * or NULL with x's status set. */
+static FILE *open_stream(out_file *x, int fd)
+{
+    x->f = fdopen(fd, "w");
+    if (x->f == NULL)
+        x->st = wd_fail(&x->err, WD_ERR_IO, 0, "%s: cannot write: %s", x->path, strerror(errno));
+    else
+        setvbuf(x->f, NULL, _IONBF, 0);
+    return x->f;
+}
 
 /* The event files (Chrome trace and speedscope) from one walk of the tree: what the writer
  * thread does while the calling thread writes the others (about as much work, measured on
@@ -1360,7 +1410,7 @@ static void *tl_job_run(void *arg)
     tl_job *j = arg;
     out_file *co = &j->files[WD_PROF_FILE_TRACE], *so = &j->files[WD_PROF_FILE_SPEEDSCOPE];
     wbuf *cw = new_wbuf(j->ctx, co->f), *sw = new_wbuf(j->ctx, so->f);
-    bool ok = cw != NULL && sw != NULL && tl_write(j->p, j->ctx, j->o, NULL, cw, sw, 0);
+    bool ok = cw != NULL && sw != NULL && tl_write(j->p, j->ctx, j->o, NULL, cw, sw, 0, false);
     out_file *outs[2] = {co, so};
     wbuf *ws[2] = {cw, sw};
     for (int k = 0; k < 2; k++) {
@@ -1409,37 +1459,21 @@ static wd_status create_files(int *fds, char *const *paths, wd_error *err)
     return WD_OK;
 }
 
-/* Streams on the created files (unbuffered: the writers buffer, each full buffer is one
- * write); on failure closes and removes every file. */
-static wd_status open_files(out_file *outs, const int *fds, char *const *paths, wd_error *err)
-{
-    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        outs[k] = (out_file){fdopen(fds[k], "w"), paths[k], WD_OK, {0}};
-        wd_error_clear(&outs[k].err);
-        if (outs[k].f == NULL) {
-            wd_status st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", paths[k],
-                                   strerror(errno));
-            for (int i = 0; i < WD_PROF_FILE_COUNT; i++) {
-                if (i < k)
-                    fclose(outs[i].f);
-                else
-                    close(fds[i]);
-                remove(paths[i]);
-            }
-            return st;
-        }
-        setvbuf(outs[k].f, NULL, _IONBF, 0);
-    }
-    return WD_OK;
-}
-
-/* Files named ahead, maybe created ahead (output.h). The paths, DIR/BASE.EXT, are packed
- * after the struct: five of 4 KiB each took a page fault apiece (counter). */
+/* Files named ahead, maybe created ahead and partly written ahead (output.h). The paths,
+ * DIR/BASE.EXT, are packed after the struct: five of 4 KiB each took a page fault apiece
+ * (counter). */
 struct wd_prof_files {
     bool created;
     wd_status st; /* of the creation */
     wd_error err;
     int fds[WD_PROF_FILE_COUNT];
+    out_file early[WD_PROF_FILE_COUNT]; /* the files written ahead (done), their outcome */
+    /* the event files' job (wd_prof_files_events_setup), and how to wait for it when another
+     * thread took it (wd_prof_files_events_taken) */
+    wd_prof *p;
+    wd_prof_out o;
+    void (*join)(void *);
+    void *join_arg;
     char *paths[WD_PROF_FILE_COUNT];
     char names[];
 };
@@ -1456,11 +1490,15 @@ wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
         return NULL;
     x->created = false;
     wd_error_clear(&x->err);
+    x->p = NULL;
+    x->join = NULL;
     char *at = x->names;
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
         x->paths[k] = at;
         snprintf(at, len[k], "%s/%s%s", o->dir, o->base, wd_prof_file_ext[k]);
         at += len[k];
+        x->early[k] = (out_file){NULL, x->paths[k], WD_OK, {0}, false};
+        wd_error_clear(&x->early[k].err);
     }
     return x;
 }
@@ -1472,15 +1510,126 @@ void wd_prof_files_create(void *files)
     x->created = true;
 }
 
+/* Waits for the event files' job when another thread took it (and runs no more of it). */
+static void join_events(wd_prof_files *x)
+{
+    if (x->join != NULL)
+        x->join(x->join_arg);
+    x->join = NULL;
+}
+
 void wd_prof_files_discard(wd_prof_files *x)
 {
     if (x == NULL)
         return;
+    join_events(x);
     for (int k = 0; k < WD_PROF_FILE_COUNT && x->created && x->st == WD_OK; k++) {
-        close(x->fds[k]);
+        if (!x->early[k].done)
+            close(x->fds[k]);
         remove(x->paths[k]);
     }
     free(x);
+}
+
+/* Writes file k of x, written ahead, on a stream of its own with `write`, and closes it. */
+static void write_ahead(wd_prof_files *x, int k,
+                        bool (*write)(wd_prof_files *, wd_ctx *, wbuf *))
+{
+    out_file *e = &x->early[k];
+    if (open_stream(e, x->fds[k]) != NULL) {
+        wd_ctx own;
+        wd_ctx_init(&own);
+        wbuf *w = new_wbuf(&own, e->f);
+        bool ok = w != NULL && write(x, &own, w);
+        e->st = w != NULL ? end_wbuf(&own, w, ok, &e->err)
+                          : wd_fail(&e->err, WD_ERR_NOMEM, 0, "out of memory");
+        WD_ASSERT(own.live == 0);
+        close_stream(e);
+    } else {
+        close(x->fds[k]);
+    }
+    e->done = true;
+}
+
+static bool folded_early(wd_prof_files *x, wd_ctx *ctx, wbuf *w)
+{
+    uint32_t depth = x->o.max_depth == 0 ? DEFAULT_MAX_DEPTH : x->o.max_depth;
+    return tl_write(x->p, ctx, NULL, w, NULL, NULL, depth, true);
+}
+
+void wd_prof_files_events_setup(wd_prof_files *x, wd_prof *p, const wd_prof_out *o)
+{
+    x->p = p;
+    x->o = *o;
+}
+
+void wd_prof_files_write_folded(wd_prof_files *x)
+{
+    if (x == NULL || x->p == NULL || !x->created || x->st != WD_OK || x->o.collapsed ||
+        x->early[WD_PROF_FILE_FOLDED].done)
+        return;
+    write_ahead(x, WD_PROF_FILE_FOLDED, folded_early);
+}
+
+void wd_prof_files_write_events(void *files)
+{
+    wd_prof_files *x = files;
+    if (x->p == NULL || !x->created || x->st != WD_OK)
+        return;
+    out_file *co = &x->early[WD_PROF_FILE_TRACE], *so = &x->early[WD_PROF_FILE_SPEEDSCOPE];
+    tl_job job = {.p = x->p, .o = &x->o, .files = x->early};
+    wd_ctx_init(&job.own);
+    job.ctx = &job.own;
+    bool opened = open_stream(co, x->fds[WD_PROF_FILE_TRACE]) != NULL &&
+                  open_stream(so, x->fds[WD_PROF_FILE_SPEEDSCOPE]) != NULL;
+    if (opened)
+        tl_job_run(&job);
+    WD_ASSERT(job.own.live == 0);
+    out_file *both[2] = {co, so};
+    int fds[2] = {x->fds[WD_PROF_FILE_TRACE], x->fds[WD_PROF_FILE_SPEEDSCOPE]};
+    for (int k = 0; k < 2; k++) {
+        if (both[k]->f != NULL)
+            close_stream(both[k]);
+        else
+            close(fds[k]);
+        if (!opened && both[k]->st == WD_OK) /* the other one could not be opened */
+            both[k]->st = wd_fail(&both[k]->err, WD_ERR_IO, 0, "%s: not written", both[k]->path);
+        both[k]->done = true;
+    }
+}
+
+void wd_prof_files_events_taken(wd_prof_files *x, void (*join)(void *), void *arg)
+{
+    x->join = join;
+    x->join_arg = arg;
+}
+
+/* Streams on the created files not written ahead nor taken by another thread (`taken`: the
+ * event files); on failure closes and removes every file. */
+static wd_status open_files(out_file *outs, wd_prof_files *x, bool taken, wd_error *err)
+{
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
+        if (taken && (k == WD_PROF_FILE_TRACE || k == WD_PROF_FILE_SPEEDSCOPE)) {
+            /* being written: its outcome is read once the other thread is joined */
+            outs[k] = (out_file){.path = x->paths[k], .done = true};
+            continue;
+        }
+        outs[k] = x->early[k];
+        if (outs[k].done || open_stream(&outs[k], x->fds[k]) != NULL)
+            continue;
+        wd_status st = wd_fail(err, outs[k].st, 0, "%s", outs[k].err.msg);
+        for (int i = 0; i < WD_PROF_FILE_COUNT; i++) {
+            if (i < k && !outs[i].done)
+                fclose(outs[i].f);
+            else if (i > k && !(taken && (i == WD_PROF_FILE_TRACE ||
+                                          i == WD_PROF_FILE_SPEEDSCOPE)) &&
+                     !x->early[i].done)
+                close(x->fds[i]);
+            remove(x->paths[i]);
+        }
+        return st;
+    }
+    return WD_OK;
 }
 
 /* Closes the files; the first failure in file order is the result. */
@@ -1489,9 +1638,8 @@ static wd_status close_files(out_file *outs, wd_error *err)
     wd_status st = WD_OK;
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
         out_file *x = &outs[k];
-        if (fclose(x->f) != 0 && x->st == WD_OK)
-            x->st = wd_fail(&x->err, WD_ERR_IO, 0, "%s: cannot write: %s", x->path,
-                            strerror(errno));
+        if (!x->done)
+            close_stream(x);
         if (x->st == WD_OK || st != WD_OK)
             continue;
         st = x->st;
@@ -1508,7 +1656,8 @@ static wd_status close_files(out_file *outs, wd_error *err)
 
 /* The event files are written on a thread of their own while this one writes the folded
  * stacks, the flamegraph and the JSON profile (when the profile is over: p->fin; when it is
- * big enough; and when a thread can be made: else one after the other). */
+ * big enough; and when a thread can be made: else one after the other), unless another
+ * thread took them (wd_prof_files_events_taken): then this one waits for it at the end. */
 wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *pre,
                               wd_error *err)
 {
@@ -1518,28 +1667,36 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     if (!files->created)
         wd_prof_files_create(files);
+    bool taken = files->join != NULL;
     wd_status st = files->st;
     if (st != WD_OK)
         wd_fail(err, st, 0, "%s", files->err.msg);
     else
-        st = open_files(outs, files->fds, files->paths, err);
+        st = open_files(outs, files, taken, err);
     if (st != WD_OK) {
+        join_events(files);
         free(files);
         return st;
     }
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
     wd_thread th;
-    bool threaded = p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
+    bool threaded = !taken && p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);
     out_file *x = &outs[WD_PROF_FILE_FOLDED];
-    x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
+    if (!x->done)
+        x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
     x->st = wd_prof_write_svg(p, x->f, o, &x->err);
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
-    if (threaded)
+    if (taken) {
+        join_events(files);
+        outs[WD_PROF_FILE_TRACE] = files->early[WD_PROF_FILE_TRACE];
+        outs[WD_PROF_FILE_SPEEDSCOPE] = files->early[WD_PROF_FILE_SPEEDSCOPE];
+    } else if (threaded) {
         tl_job_join(&job, &th);
-    else
+    } else {
         tl_job_run(&job);
+    }
     st = close_files(outs, err);
     free(files);
     return st;

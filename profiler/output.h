@@ -56,6 +56,24 @@ void wd_prof_files_create(void *files);
  * wd_prof_files_create may run. */
 void wd_prof_files_discard(wd_prof_files *pre);
 
+/* Writing ahead, beside the profiler's consumer thread (profiler/feed.h). At the end of a
+ * profile whose events a consumer applies, `profile` has it complete the tree, compute the
+ * figures and then write the event files (Chrome trace and speedscope), while the calling
+ * thread writes the folded stacks from the tree alone as the figures are computed, then the
+ * rest: on tx-kernel-no-verif it no longer waits 0.3-0.6 ms for the figures nor starts a
+ * writer thread. events_setup gives the profile and the outputs' options (o is copied, its
+ * strings borrowed). write_folded writes the time-ordered folded stacks (not collapsed
+ * ones) reading only the tree's shape, self ticks and symbols (after wd_prof_end_tree),
+ * allocating from a context of its own. write_events is the consumer's job (feed's `after`):
+ * the event files from the finished profile, allocating from a context of its own.
+ * events_taken tells wd_prof_write_files that another thread runs write_events and that
+ * join(arg) waits for it. wd_prof_write_files keeps what was written ahead, its outcome
+ * reported in file order as if written there. */
+void wd_prof_files_events_setup(wd_prof_files *pre, wd_prof *p, const wd_prof_out *o);
+void wd_prof_files_write_folded(wd_prof_files *pre);
+void wd_prof_files_write_events(void *files);
+void wd_prof_files_events_taken(wd_prof_files *pre, void (*join)(void *), void *arg);
+
 /* Writes every file into o->dir: into `pre` when given (from wd_prof_files_new with the same
  * dir and base; consumed, even on failure), created now unless it was. Errors: WD_ERR_IO
  * naming the file, WD_ERR_NOMEM. Once the profile is over and when it is big, the event files are

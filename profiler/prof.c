@@ -970,12 +970,23 @@ void wd_prof_time_unit(wd_prof *p, double ns_per_unit)
 
 void wd_prof_end(wd_prof *p, uint64_t ticks)
 {
+    if (wd_prof_end_tree(p, ticks))
+        wd_prof_end_finish(p, ticks);
+}
+
+bool wd_prof_end_tree(wd_prof *p, uint64_t ticks)
+{
     if (p->rec != NULL)
         wd_trace_put_end(p->rec, ticks);
     if (p->ended)
-        return;
+        return false;
     if (p->status == WD_OK && p->in_run)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
+    return true;
+}
+
+void wd_prof_end_finish(wd_prof *p, uint64_t ticks)
+{
     /* Every time is a sum of differences of the clock: each converts alone, rounded to
      * the nearest ns (v +- 0.5 truncated: llround took 28 instructions a node here, on the
      * profile's critical path). */

@@ -125,6 +125,12 @@ void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info);
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit);
 /* The end: `ticks` is the final counter (padding included). Closes what is open. */
 void wd_prof_end(wd_prof *p, uint64_t ticks);
+/* wd_prof_end in two steps (profiler/feed.c): the tree complete (false: ended already, no
+ * second step), then the times converted and the figures computed. Between them the tree's
+ * shape, self ticks and symbols are final and only node times change: what
+ * wd_prof_files_write_folded reads. */
+bool wd_prof_end_tree(wd_prof *p, uint64_t ticks);
+void wd_prof_end_finish(wd_prof *p, uint64_t ticks);
 
 /* ---- results (after wd_prof_end) ---- */
 

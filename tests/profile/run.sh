@@ -95,6 +95,22 @@ kernel stack-overflow "$k/stack_overflow.wasm" "$tmp/one-empty.json"
 kernel computation "$k/computation.wasm" "$k/empty-two-levels.inputs.json"
 kernel calls-flat1 tests/profile/calls-small.wat "$tmp/one-empty.json" --tick-model flat-1
 
+# A file that cannot be written is named, whichever thread wrote it: with files limited to
+# 1370 KiB, tx-kernel's Chrome trace (1.43 MB with times, written by the consumer thread after
+# the figures) fails, the folded stacks (1.36 MB, written beside them) do not; 200 KiB fails
+# both, and the first in file order (.out) is reported. Exit 2, no crash.
+for lim in 1370:trace.json 200:out; do
+    rm -rf "$tmp/fsize"
+    mkdir -p "$tmp/fsize"
+    (trap '' XFSZ; ulimit -f "${lim%%:*}"; exec "$wasmdbg" profile "$k/tx-kernel-no-verif.wasm" \
+        --inputs "$k/tx-kernel.inputs.json" --rollup sr1D7tjtYDmnugNWh8sGW91WJ3TPpCpqX1Dg \
+        --no-kernel-debug -o "$tmp/fsize") >/dev/null 2>"$tmp/fsize.err"
+    st=$?
+    [ $st -eq 2 ] && grep -Eq "^wasmdbg: $tmp/fsize/[^ ]*[0-9]\.${lim#*:}: write error: File too large$" \
+        "$tmp/fsize.err" && ok=yes || ok=no
+    result $ok "tx: a write error in .${lim#*:} is reported (exit $st)" "$tmp/fsize.err"
+done
+
 # What the summary says about sections, traps and symbols.
 grep -q '^hash rounds\|  hash rounds$' "$tmp/counter/live.txt" ||
     grep -q ' hash rounds' "$tmp/counter/live.txt" && ok=yes || ok=no

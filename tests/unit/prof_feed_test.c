@@ -21,11 +21,23 @@ static uint32_t rnd(uint32_t n)
     return wd_test_rnd(&rng, n);
 }
 
+typedef struct sink sink;
+static void events_job(void *arg);
+static void join_feed(void *f);
+
 /* Where the events go: the feed, or straight to the profiler (f NULL). */
 typedef struct sink {
     wd_prof_feed *f;
     wd_prof *p;
     bool idle; /* wait for the consumer to catch up before the end */
+    /* the end in two steps (wd_prof_feed_end_tree), the files written ahead into `files` */
+    wd_prof_files *files;
+    bool tree, taken;     /* what end_tree and end answered */
+    const char *folded;   /* the folded stacks' file, and whether it was written ahead */
+    bool folded_ahead;
+    pthread_t maker;      /* the thread that sends the events */
+    int events_runs;      /* the event files' job: its runs, and on which thread */
+    bool events_on_maker;
 } sink;
 
 static uint32_t s_symbol(sink *s, wd_prof_kind kind, uint32_t idx, const char *name)
@@ -155,6 +167,17 @@ static bool feed_events(sink *s, uint32_t calls)
     }
     bool started = s->f->started;
     wd_prof_feed_time_unit(s->f, 0.5);
+    if (s->files != NULL) {
+        s->tree = wd_prof_feed_end_tree(s->f, t + 100, events_job, s);
+        struct stat st;
+        if (s->tree)
+            wd_prof_files_write_folded(s->files);
+        s->folded_ahead = stat(s->folded, &st) == 0 && st.st_size > 0;
+        s->taken = wd_prof_feed_end(s->f, t + 100);
+        if (s->taken)
+            wd_prof_files_events_taken(s->files, join_feed, s->f);
+        return started;
+    }
     /* idle: the consumer has applied every chunk handed to it (waited for, up to 20 s), so
      * that the end applies the rest on this thread */
     struct timespec ms = {0, 1000000};
@@ -164,9 +187,23 @@ static bool feed_events(sink *s, uint32_t calls)
     return started && (!s->idle || s->f->took_back);
 }
 
+/* The event files' job, counted, on the thread it runs on. */
+static void events_job(void *arg)
+{
+    sink *s = arg;
+    s->events_runs++;
+    s->events_on_maker = s->events_on_maker || pthread_equal(pthread_self(), s->maker);
+    wd_prof_files_write_events(s->files);
+}
+
+static void join_feed(void *f)
+{
+    wd_prof_feed_join(f);
+}
+
 static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
 
-enum how { DIRECT, FEED_HERE, FEED_THREAD, FEED_THREAD_IDLE };
+enum how { DIRECT, FEED_HERE, FEED_THREAD, FEED_THREAD_IDLE, FEED_THREAD_SPLIT };
 
 /* The on-start job: counts its runs and whether one ran on the thread that made the feed. */
 typedef struct start_job {
@@ -197,21 +234,41 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
     if (wd_prof_new(&pctx, &cfg, &p, &err) != WD_OK)
         return false;
     wd_prof_feed f;
-    bool threaded = how == FEED_THREAD || how == FEED_THREAD_IDLE;
+    bool threaded = how == FEED_THREAD || how == FEED_THREAD_IDLE || how == FEED_THREAD_SPLIT;
     wd_prof_feed_init(&f, &fctx, p, threaded);
     start_job job = {.maker = pthread_self()};
-    wd_prof_feed_on_start(&f, start_job_run, &job);
-    bool may_thread = f.sh != NULL;
-    sink s = {how == DIRECT ? NULL : &f, p, how == FEED_THREAD_IDLE};
-    *started = feed_events(&s, calls);
-    wd_prof_feed_fini(&f);
-    /* the job ran once on the consumer thread when there was one, else never */
-    bool job_ok = job.runs == (*started ? 1 : 0) && !job.on_maker;
-    wd_prof_get_stats(p, stats);
     wd_prof_out o = {.dir = dir, .base = "t", .with_time = true, .kernel = "k",
                      .tick_model = "m"};
-    bool ok = job_ok && may_thread == threaded && wd_prof_status(p, &err) == WD_OK &&
-              wd_prof_write_files(p, &o, NULL, &err) == WD_OK;
+    wd_prof_files *files = NULL;
+    if (how == FEED_THREAD_SPLIT) { /* created as the consumer starts, as `profile` does */
+        files = wd_prof_files_new(&o);
+        if (files == NULL)
+            return false;
+        wd_prof_files_events_setup(files, p, &o);
+        wd_prof_feed_on_start(&f, wd_prof_files_create, files);
+        job.runs = -1; /* not counted here */
+    } else {
+        wd_prof_feed_on_start(&f, start_job_run, &job);
+    }
+    bool may_thread = f.sh != NULL;
+    char folded[700];
+    snprintf(folded, sizeof folded, "%s/t.out", dir);
+    sink s = {how == DIRECT ? NULL : &f, p, how == FEED_THREAD_IDLE, files, false, false,
+              folded, false, pthread_self(), 0, false};
+    *started = feed_events(&s, calls);
+    if (files == NULL)
+        wd_prof_feed_fini(&f);
+    wd_prof_get_stats(p, stats);
+    /* (split, this joins the consumer: what its job did is read after) */
+    bool ok = may_thread == threaded && wd_prof_status(p, &err) == WD_OK &&
+              wd_prof_write_files(p, &o, files, &err) == WD_OK;
+    /* the job ran once on the consumer thread when there was one, else never; split, the
+     * tree was read ahead and the event files written by the consumer */
+    ok = ok && (files != NULL ? s.tree && s.folded_ahead && s.taken && s.events_runs == 1 &&
+                                    !s.events_on_maker
+                              : job.runs == (*started ? 1 : 0) && !job.on_maker);
+    if (files != NULL)
+        wd_prof_feed_fini(&f);
     wd_prof_free(p);
     return ok && pctx.live == 0 && fctx.live == 0;
 }
@@ -272,6 +329,14 @@ TEST(prof_feed_full_tree)
 TEST(prof_feed_end_takes_back_an_idle_consumer)
 {
     compare_how(FEED_THREAD_IDLE, 20000, WD_PROF_FULL, true);
+}
+
+/* The end in two steps: the folded stacks written from the tree while the consumer computes
+ * the figures, the event files by the consumer after them, every file as without. */
+TEST(prof_feed_end_split_writes_ahead)
+{
+    compare_how(FEED_THREAD_SPLIT, 20000, WD_PROF_FULL, true);
+    compare_how(FEED_THREAD_SPLIT, 300000, WD_PROF_AUTO, true);
 }
 
 TEST(prof_feed_small_profile_needs_no_thread)
