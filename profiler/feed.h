@@ -121,8 +121,8 @@ bool wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks);
  * NULL), which may read the finished profile but not change it nor allocate from its
  * context. Until wd_prof_feed_end, which must follow, the caller may read the tree's shape,
  * self ticks and symbols, and nothing else, allocating from a context of its own
- * (wd_prof_files_write_folded). On tx-kernel-no-verif the figures take 0.3-0.6 ms of the
- * end, which the calling thread waited for when the end was one step. */
+ * (wd_prof_files_write_folded). On tx-kernel-no-verif the calling thread waited 0.25-0.65
+ * ms for the last events and the figures when the end was one step. */
 bool wd_prof_feed_end_tree(wd_prof_feed *f, uint64_t ticks, void (*after)(void *), void *arg);
 /* Waits for the consumer thread to end (after wd_prof_feed_end: the job it took done). */
 void wd_prof_feed_join(wd_prof_feed *f);

@@ -602,26 +602,28 @@ static inline bool place(timeline *t, uint32_t node, uint32_t depth, uint64_t *b
     return true;
 }
 
+typedef struct self_sum {
+    const prof_node *nodes;
+    uint64_t sum;
+} self_sum;
+
+static bool add_self(void *ud, uint32_t node, uint32_t depth)
+{
+    self_sum *s = ud;
+    (void)depth;
+    s->sum += s->nodes[node].t;
+    return true;
+}
+
 /* A node's total ticks: from the totals, or summed over its subtree when the timeline has
  * none (folded stacks written before the profile's figures: wd_prof_files_write_folded). */
 static uint64_t cut_total(const timeline *t, uint32_t node)
 {
     if (t->tot != NULL)
         return t->tot[node];
-    const prof_node *n = t->nodes;
-    uint64_t sum = n[node].t;
-    uint32_t x = n[node].first_child;
-    while (x != PROF_NONE) { /* pre-order, without a stack: back up through parents */
-        sum += n[x].t;
-        if (n[x].first_child != PROF_NONE) {
-            x = n[x].first_child;
-            continue;
-        }
-        while (x != node && n[x].next_sibling == PROF_NONE)
-            x = n[x].parent;
-        x = x == node ? PROF_NONE : n[x].next_sibling;
-    }
-    return sum;
+    self_sum s = {t->nodes, t->nodes[node].t};
+    walk(&t->p->tree, node, add_self, &s);
+    return s.sum;
 }
 
 /* A folded line: the stack down to this node, then its self ticks (at max_depth, its total:
@@ -1605,25 +1607,22 @@ void wd_prof_files_events_taken(wd_prof_files *x, void (*join)(void *), void *ar
 }
 
 /* Streams on the created files not written ahead nor taken by another thread (`taken`: the
- * event files); on failure closes and removes every file. */
+ * event files, whose outcome is read once that thread is joined); on failure closes and
+ * removes every file. */
 static wd_status open_files(out_file *outs, wd_prof_files *x, bool taken, wd_error *err)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        if (taken && (k == WD_PROF_FILE_TRACE || k == WD_PROF_FILE_SPEEDSCOPE)) {
-            /* being written: its outcome is read once the other thread is joined */
-            outs[k] = (out_file){.path = x->paths[k], .done = true};
-            continue;
-        }
-        outs[k] = x->early[k];
+        bool events = k == WD_PROF_FILE_TRACE || k == WD_PROF_FILE_SPEEDSCOPE;
+        outs[k] = taken && events ? (out_file){.path = x->paths[k], .done = true} : x->early[k];
+    }
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
         if (outs[k].done || open_stream(&outs[k], x->fds[k]) != NULL)
             continue;
         wd_status st = wd_fail(err, outs[k].st, 0, "%s", outs[k].err.msg);
         for (int i = 0; i < WD_PROF_FILE_COUNT; i++) {
-            if (i < k && !outs[i].done)
+            if (outs[i].f != NULL)
                 fclose(outs[i].f);
-            else if (i > k && !(taken && (i == WD_PROF_FILE_TRACE ||
-                                          i == WD_PROF_FILE_SPEEDSCOPE)) &&
-                     !x->early[i].done)
+            else if (!outs[i].done)
                 close(x->fds[i]);
             remove(x->paths[i]);
         }

@@ -60,8 +60,8 @@ void wd_prof_files_discard(wd_prof_files *pre);
  * profile whose events a consumer applies, `profile` has it complete the tree, compute the
  * figures and then write the event files (Chrome trace and speedscope), while the calling
  * thread writes the folded stacks from the tree alone as the figures are computed, then the
- * rest: on tx-kernel-no-verif it no longer waits 0.3-0.6 ms for the figures nor starts a
- * writer thread. events_setup gives the profile and the outputs' options (o is copied, its
+ * rest: on tx-kernel-no-verif it no longer waits 0.25-0.65 ms for the last events and the
+ * figures, nor starts a writer thread. events_setup gives the profile and the outputs' options (o is copied, its
  * strings borrowed). write_folded writes the time-ordered folded stacks (not collapsed
  * ones) reading only the tree's shape, self ticks and symbols (after wd_prof_end_tree),
  * allocating from a context of its own. write_events is the consumer's job (feed's `after`):
