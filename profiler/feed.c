@@ -52,11 +52,6 @@ static bool map_add(wd_prof_feed *f, uint32_t sym)
     return true;
 }
 
-static uint32_t mapped(const wd_prof_feed *f, uint64_t id)
-{
-    return id < f->map_count ? f->map[id] : UINT32_MAX;
-}
-
 /* The string of an event of `fixed` words (put_str), and the words after the event. */
 static const char *str_at(const uint64_t *w, size_t fixed)
 {
@@ -101,12 +96,8 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
         uint64_t h = w[0];
         switch (h & 0xff) {
         case WD_PROF_FEED_CALL:
-            wd_prof_call(p, w[1], (int64_t)w[2], mapped(f, h >> 8));
-            w += 3;
-            break;
-        case WD_PROF_FEED_RET:
-            wd_prof_ret(p, w[1], (int64_t)w[2]);
-            w += 3;
+        case WD_PROF_FEED_RET: /* with those that follow, at once */
+            w += wd_prof_packed(p, w, (size_t)(end - w), f->map, f->map_count);
             break;
         case OP_SYMBOL: /* kind, idx; size; name */
             if (!map_add(f, wd_prof_symbol(p, (wd_prof_kind)(h >> 8 & 0xff),

@@ -30,7 +30,8 @@
 typedef struct wd_prof_feed_chunk wd_prof_feed_chunk;
 typedef struct wd_prof_feed_shared wd_prof_feed_shared;
 
-enum { WD_PROF_FEED_CALL = 1, WD_PROF_FEED_RET = 2 }; /* the codes of the inline events */
+/* the codes of the inline events: the packed calls and returns of prof.h */
+enum { WD_PROF_FEED_CALL = WD_PROF_PACKED_CALL, WD_PROF_FEED_RET = WD_PROF_PACKED_RET };
 
 typedef struct wd_prof_feed {
     wd_ctx *ctx; /* the producer's */

@@ -836,6 +836,109 @@ void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns)
     }
 }
 
+/* The call of `sym` at T as wd_prof_call makes it, when it needs nothing but the tree and
+ * the stack as they are: a node appended to a full tree with room (totals room included),
+ * or a calling-context tree's existing node. False, and nothing done, otherwise. */
+WD_INLINE bool packed_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
+{
+    prof_tree *tr = &p->tree;
+    uint32_t depth = p->depth;
+    if (WD_UNLIKELY(p->status != WD_OK || !p->in_run || sym >= p->syms.count ||
+                    depth == p->stack_cap))
+        return false;
+    uint32_t parent = p->stack[depth - 1].node, n, slot;
+    if (!p->cct) {
+        if (WD_UNLIKELY(tr->count >= p->cfg.full_limit || tr->count >= tr->cap ||
+                        tr->count >= p->tot_ready))
+            return false;
+        n = tree_append(tr, parent, sym, T);
+    } else {
+        /* the child made last first (a loop calling one function finds it there) */
+        n = tr->nodes[parent].last_child;
+        if (n == PROF_NONE || tr->nodes[n].sym != sym) {
+            if (WD_UNLIKELY(tr->slot_used * 2 >= tr->slot_cap))
+                return false;
+            if ((n = prof_tree_probe(tr, parent, sym, &slot)) == PROF_NONE)
+                return false;
+        }
+    }
+    p->calls++;
+    p->last_was_ret = false;
+    prof_node *par = &tr->nodes[parent], *x = &tr->nodes[n];
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    p->stack[depth] = (prof_frame){n, sym, p->syms.data[sym].kind, x->t};
+    p->depth = depth + 1;
+    x->t = T - x->t;
+    x->time = ns - x->time;
+    x->calls++;
+    return true;
+}
+
+/* The return at T as wd_prof_ret makes it, when the innermost frame is a wasm call (no
+ * section above it, not a host call): false, and nothing done, otherwise. */
+WD_INLINE bool packed_ret(wd_prof *p, uint64_t T, int64_t ns)
+{
+    if (WD_UNLIKELY(p->status != WD_OK || !p->in_run || p->depth < 2 ||
+                    !is_call_kind((wd_prof_kind)top_kind(p))))
+        return false;
+    uint32_t sym = top_sym(p);
+    (void)leave(p, T, ns);
+    trail_add(p, T, sym);
+    return true;
+}
+
+/* After calls and returns made by packed_call and packed_ret, up to the last at T, ns: what
+ * each would have noted (the clock, the run's last tick, a changed tree). */
+static void packed_note(wd_prof *p, uint64_t T, int64_t ns)
+{
+    p->fin = false;
+    p->last_ns = ns;
+    p->runs.data[p->runs.count - 1].last = T;
+}
+
+size_t wd_prof_packed(wd_prof *p, const uint64_t *w, size_t n, const uint32_t *map,
+                      uint32_t map_count)
+{
+    const uint64_t *at = w, *end = w + n;
+    bool plain = p->rec == NULL; /* recording: every event through the functions */
+    bool noted = true;           /* packed_note owed for the last event when false */
+    uint64_t T = 0;
+    int64_t ns = 0;
+    while (end - at >= 3) {
+        uint64_t h = at[0];
+        unsigned code = h & 0xff;
+        if (code != WD_PROF_PACKED_CALL && code != WD_PROF_PACKED_RET)
+            break;
+        T = at[1];
+        ns = (int64_t)at[2];
+        at += 3;
+        if (code == WD_PROF_PACKED_CALL) {
+            uint64_t id = h >> 8;
+            uint32_t sym = id < map_count ? map[id] : UINT32_MAX;
+            if (plain && packed_call(p, T, ns, sym)) {
+                noted = false;
+                continue;
+            }
+            if (!noted)
+                packed_note(p, at[-6], (int64_t)at[-4]); /* the event before: one was */
+            wd_prof_call(p, T, ns, sym);
+        } else {
+            if (plain && packed_ret(p, T, ns)) {
+                noted = false;
+                continue;
+            }
+            if (!noted)
+                packed_note(p, at[-6], (int64_t)at[-4]);
+            wd_prof_ret(p, T, ns);
+        }
+        noted = true;
+    }
+    if (!noted)
+        packed_note(p, T, ns);
+    return (size_t)(at - w);
+}
+
 /* Enters the node of a phase or section named `name` (kind WD_PROF_INTERNAL or _SECTION). */
 static void enter_named(wd_prof *p, uint64_t T, int64_t ns, wd_prof_kind kind, const char *name)
 {

@@ -84,6 +84,16 @@ void wd_prof_call(wd_prof *p, uint64_t ticks, int64_t ns, uint32_t sym);
 /* The innermost open call ends (sections it opened end with it). A return with no call open
  * in the current phase is ignored. */
 void wd_prof_ret(wd_prof *p, uint64_t ticks, int64_t ns);
+/* Calls and returns packed as the feed carries them (feed.h), three words each:
+ * (WD_PROF_PACKED_CALL | id << 8, ticks, ns) and (WD_PROF_PACKED_RET, ticks, ns), a call's
+ * symbol being map[id] (UINT32_MAX from map_count on). Applies those at w[0..n) in order,
+ * exactly as wd_prof_call and wd_prof_ret would, up to the first word that starts neither;
+ * returns the number of words applied. It is the cheap way to apply many: the common calls
+ * and returns (a call into a tree with room, or into a calling-context tree that has the
+ * path; the return of a wasm call) are handled inline without those functions' checks. */
+enum { WD_PROF_PACKED_CALL = 1, WD_PROF_PACKED_RET = 2 };
+size_t wd_prof_packed(wd_prof *p, const uint64_t *w, size_t n, const uint32_t *map,
+                      uint32_t map_count);
 /* A phase begins or ends. `section:<data>` names are annotations: a start opens a section
  * node (after the host call that reported it returns), an end closes the innermost open
  * section with the same data in the same frame, else is ignored. Another phase's end closes
