@@ -159,6 +159,19 @@ static WD_NOINLINE uint32_t wasm_symbol(wd_profhook *h, const wd_func *f, int sl
     return sym;
 }
 
+/* The interpreter records the next calls of f of this kind (slot 1: direct, 2: indirect)
+ * itself, as this call's symbol (eval/hooks.h, wd_hook_records). The tags are the hook's to
+ * write (link/runtime.h). */
+static void tag(wd_profhook *h, const wd_func *f, int slot, uint32_t sym)
+{
+    wd_func *m = (wd_func *)f;
+    if (m->hook_gen != h->hooks.records_gen) {
+        m->hook_gen = h->hooks.records_gen;
+        m->hook_tag[0] = m->hook_tag[1] = UINT32_MAX;
+    }
+    m->hook_tag[slot - 1] = sym;
+}
+
 static void on_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_kind kind)
 {
     wd_profhook *h = ud;
@@ -174,6 +187,8 @@ static void on_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_k
                                        ? &h->cache[(size_t)slot * h->cache_count + f->idx]
                                        : NULL;
         sym = WD_LIKELY(e != NULL && e->gen == h->gen) ? e->sym : wasm_symbol(h, f, slot);
+        if (slot != 0 && h->hooks.records != NULL && sym != UINT32_MAX)
+            tag(h, f, slot, sym);
     }
     wd_prof_feed_call(&h->feed, ticks, wd_profhook_now(h), sym);
 }
@@ -222,7 +237,19 @@ void wd_profhook_init(wd_profhook *h, wd_ctx *ctx, wd_prof *prof, wd_profhook_cl
     h->c0 = wd_clock_fast();
     h->step_floor = step_floor;
     h->kernel_run = -1;
-    h->hooks = (wd_hooks){h, on_call, on_ret, on_phase, on_big_step};
+    h->hooks = (wd_hooks){.ud = h, .call = on_call, .ret = on_ret, .phase = on_phase,
+                          .big_step = on_big_step};
+    if (h->clock != WD_PROFHOOK_NS) { /* the interpreter reads the fast clock, or none */
+        /* Each hook tags functions with a generation of its own (profiles are made one at a
+         * time, by the thread that runs the kernel). */
+        static uint32_t generation;
+        if (++generation == 0)
+            generation = 1;
+        h->hooks.records = &h->feed.out;
+        h->hooks.records_gen = generation;
+        h->hooks.records_timed = h->clock == WD_PROFHOOK_FAST;
+        h->hooks.records_c0 = h->c0;
+    }
 }
 
 void wd_profhook_fini(wd_profhook *h)

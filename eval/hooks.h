@@ -16,6 +16,22 @@ typedef enum wd_call_kind {
 
 struct wd_func; /* link/runtime.h */
 
+/* Records: where the interpreter may append calls and returns itself instead of calling
+ * `call` and `ret` (the free words w..end of a listener's buffer). Three words each:
+ *   WD_HOOK_REC_CALL | tag << 8, ticks, clock     a call by `call` or `call_indirect`
+ *   WD_HOOK_REC_RET, ticks, clock                 a wasm function returns
+ * where ticks is what the hook would have been given, and clock the fast clock's reading
+ * less records_c0 when records_timed, else 0 (base/clock.h). A call is recorded only when
+ * its callee carries a tag of this listener for that kind of call (wd_func.hook_gen ==
+ * records_gen, hook_tag[kind - WD_CALL_DIRECT] not UINT32_MAX), which the listener sets
+ * when its `call` hears the first one; any event is recorded only while 3 words are free.
+ * The others go to the hooks as ever, so the listener sees one stream in order. */
+enum { WD_HOOK_REC_CALL = 1, WD_HOOK_REC_RET = 2 };
+
+typedef struct wd_hook_records {
+    uint64_t *w, *end;
+} wd_hook_records;
+
 typedef struct wd_hooks {
     void *ud;
     /* A call starts; `ticks` is the thread's counter after charging the call instruction. */
@@ -29,6 +45,11 @@ typedef struct wd_hooks {
      * elements or pages; `what` is its text name, `ticks` the counter after it (within its
      * basic block: exact to the block). Reported only when hooks are set. */
     void (*big_step)(void *ud, uint64_t ticks, uint64_t cost, const char *what, uint64_t operand);
+    /* Optional (NULL: every call and return through the hooks): see wd_hook_records. */
+    wd_hook_records *records;
+    uint32_t records_gen; /* not 0 */
+    bool records_timed;
+    uint64_t records_c0;
 } wd_hooks;
 
 #endif

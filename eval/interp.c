@@ -29,6 +29,7 @@
  * and reruns the instruction in slow mode, which charges it exactly or stops before it. */
 #include "eval/interp.h"
 
+#include "base/clock.h"
 #include "eval/numeric.h"
 #include "link/link_private.h"
 
@@ -56,17 +57,57 @@ static uint64_t block_rest(const wd_code *code, uint32_t from)
     return sum;
 }
 
+/* Appends the call of `callee` (kind: WD_CALL_DIRECT or _INDIRECT) at `ticks` to the hooks'
+ * records when it may go there (eval/hooks.h, wd_hook_records); false when the call hook
+ * must hear it instead. */
+WD_INLINE bool record_call(const wd_hooks *h, const wd_func *callee, wd_call_kind kind,
+                           uint64_t ticks)
+{
+    wd_hook_records *r = h->records;
+    if (r == NULL || callee->hook_gen != h->records_gen || r->end - r->w < 3)
+        return false;
+    uint32_t tag = callee->hook_tag[kind - WD_CALL_DIRECT];
+    if (tag == UINT32_MAX)
+        return false;
+    uint64_t *w = r->w;
+    w[0] = WD_HOOK_REC_CALL | (uint64_t)tag << 8;
+    w[1] = ticks;
+    w[2] = h->records_timed ? wd_clock_fast() - h->records_c0 : 0;
+    r->w = w + 3;
+    return true;
+}
+
+/* The same for the return of a wasm function. */
+WD_INLINE bool record_ret(const wd_hooks *h, uint64_t ticks)
+{
+    wd_hook_records *r = h->records;
+    if (r == NULL || r->end - r->w < 3)
+        return false;
+    uint64_t *w = r->w;
+    w[0] = WD_HOOK_REC_RET;
+    w[1] = ticks;
+    w[2] = h->records_timed ? wd_clock_fast() - h->records_c0 : 0;
+    r->w = w + 3;
+    return true;
+}
+
+/* The hooks hear a call (kind: WD_CALL_*) or a return, or the records take it. */
 WD_NOINLINE static void hook_call(wd_thread *t, const wd_func *f, wd_call_kind kind)
 {
     const wd_hooks *h = t->hooks;
-    if (h != NULL && h->call != NULL)
+    if (h == NULL ||
+        ((kind == WD_CALL_DIRECT || kind == WD_CALL_INDIRECT) && record_call(h, f, kind, t->ticks)))
+        return;
+    if (h->call != NULL)
         h->call(h->ud, t->ticks, f, kind);
 }
 
 WD_NOINLINE static void hook_ret(wd_thread *t, const wd_func *f)
 {
     const wd_hooks *h = t->hooks;
-    if (h != NULL && h->ret != NULL)
+    if (h == NULL || (f->code != NULL && record_ret(h, t->ticks)))
+        return;
+    if (h->ret != NULL)
         h->ret(h->ud, t->ticks, f);
 }
 
@@ -559,7 +600,7 @@ loop_top:
         if (A != 0)
             for (uint32_t k = 0; k < B; k++)
                 fp[k] = fp[A + k];
-        if (WD_UNLIKELY(hooks != NULL)) {
+        if (WD_UNLIKELY(hooks != NULL) && !record_ret(hooks, END - remaining)) {
             SAVE(ip);
             hook_ret(t, frame->func);
         }

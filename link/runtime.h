@@ -22,6 +22,10 @@ typedef struct wd_func {
     wd_host_fn host;
     void *host_ud;
     const char *host_module, *host_name; /* host functions: for messages and profiles */
+    /* A call hook's tags for calls of this function by `call` and `call_indirect`, valid
+     * when hook_gen is its generation (eval/hooks.h, wd_hook_records); 0 when made. */
+    uint32_t hook_gen;
+    uint32_t hook_tag[2];
 } wd_func;
 
 typedef struct wd_memory {

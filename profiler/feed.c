@@ -257,7 +257,7 @@ void wd_prof_feed_fini(wd_prof_feed *f)
     unthread(f);
     free_chunks(f->ctx, f->cur);
     f->cur = NULL;
-    f->w = f->end = NULL;
+    f->out.w = f->out.end = NULL;
     for (uint32_t i = 0; i < f->name_count; i++)
         wd_free(f->ctx, f->names[i]);
     wd_free(f->ctx, f->names);
@@ -271,16 +271,16 @@ void wd_prof_feed_fini(wd_prof_feed *f)
 static void fail(wd_prof_feed *f)
 {
     f->failed = true;
-    f->w = f->end = NULL;
+    f->out.w = f->out.end = NULL;
 }
 
 /* Applies the current chunk's events on this thread (no consumer runs) and empties it. */
 static void apply_here(wd_prof_feed *f)
 {
-    if (f->cur != NULL && !f->failed && !apply(f, f->cur->w, f->w))
+    if (f->cur != NULL && !f->failed && !apply(f, f->cur->w, f->out.w))
         fail(f);
     if (f->cur != NULL)
-        f->w = f->cur->w;
+        f->out.w = f->cur->w;
 }
 
 /* A chunk of at least `count` words: a spare one, or a new one. */
@@ -329,7 +329,7 @@ static void publish(wd_prof_feed *f)
     }
     wd_prof_feed_chunk *c = f->cur;
     f->cur = NULL;
-    c->used = (size_t)(f->w - c->w);
+    c->used = (size_t)(f->out.w - c->w);
     pthread_mutex_lock(&f->sh->mu);
     if (f->sh->tail != NULL)
         f->sh->tail->next = c;
@@ -345,9 +345,9 @@ uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
 {
     if (f->failed || f->ended || f->end_sent)
         return NULL;
-    if (f->cur != NULL && (size_t)(f->end - f->w) >= count)
-        return f->w;
-    if (f->cur != NULL && f->w != f->cur->w)
+    if (f->cur != NULL && (size_t)(f->out.end - f->out.w) >= count)
+        return f->out.w;
+    if (f->cur != NULL && f->out.w != f->cur->w)
         publish(f);
     if (f->cur != NULL && f->cur->cap < count) { /* an event larger than a chunk */
         wd_free(f->ctx, f->cur);
@@ -360,9 +360,9 @@ uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count)
             return NULL;
         }
     }
-    f->w = f->cur->w;
-    f->end = f->cur->w + f->cur->cap;
-    return f->w;
+    f->out.w = f->cur->w;
+    f->out.end = f->cur->w + f->cur->cap;
+    return f->out.w;
 }
 
 /* `count` words for the next event, taken (NULL when the feed has failed). */
@@ -370,7 +370,7 @@ static uint64_t *put(wd_prof_feed *f, size_t count)
 {
     uint64_t *w = wd_prof_feed_room(f, count);
     if (w != NULL)
-        f->w = w + count;
+        f->out.w = w + count;
     return w;
 }
 
@@ -495,7 +495,7 @@ bool wd_prof_feed_end_tree(wd_prof_feed *f, uint64_t ticks, void (*after)(void *
     pthread_mutex_unlock(&sh->mu);
     f->end_sent = true;
     publish(f);
-    f->w = f->end = NULL; /* later events are dropped (wd_prof_feed_room) */
+    f->out.w = f->out.end = NULL; /* later events are dropped (wd_prof_feed_room) */
     wd_thread_release(&sh->thread); /* this CPU waits, then writes */
     pthread_mutex_lock(&sh->mu);
     WAIT_CONSUMER(sh, sh->tree_done);
@@ -538,13 +538,13 @@ bool wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks)
      * it), else published and waited for. */
     f->took_back = f->started && stop_consumer(f, true);
     if (f->started && !f->took_back) {
-        if (f->cur != NULL && f->w != f->cur->w)
+        if (f->cur != NULL && f->out.w != f->cur->w)
             publish(f);
         unthread(f);
     }
     apply_here(f); /* what no consumer got: a profile that never filled a chunk, or no thread */
     f->ended = true;
-    f->w = f->end = NULL;
+    f->out.w = f->out.end = NULL;
     if (f->failed)
         prof_nomem(f->prof);
     return false;

@@ -22,6 +22,7 @@
 #ifndef WD_PROFILER_FEED_H
 #define WD_PROFILER_FEED_H
 
+#include "eval/hooks.h"
 #include "profiler/prof.h"
 
 #define WD_PROF_FEED_CHUNK 2048      /* words (16 KiB): about 680 calls or returns */
@@ -30,8 +31,12 @@
 typedef struct wd_prof_feed_chunk wd_prof_feed_chunk;
 typedef struct wd_prof_feed_shared wd_prof_feed_shared;
 
-/* the codes of the inline events: the packed calls and returns of prof.h */
+/* the codes of the inline events: the packed calls and returns of prof.h, which are the
+ * interpreter's records (eval/hooks.h) */
 enum { WD_PROF_FEED_CALL = WD_PROF_PACKED_CALL, WD_PROF_FEED_RET = WD_PROF_PACKED_RET };
+_Static_assert((int)WD_PROF_FEED_CALL == (int)WD_HOOK_REC_CALL &&
+                   (int)WD_PROF_FEED_RET == (int)WD_HOOK_REC_RET,
+               "the feed's calls and returns are the interpreter's records");
 
 typedef struct wd_prof_feed {
     wd_ctx *ctx; /* the producer's */
@@ -39,9 +44,10 @@ typedef struct wd_prof_feed {
     bool started, failed, ended; /* started: the consumer thread runs */
     bool took_back; /* wd_prof_feed_end found the consumer idle and applied the rest here */
     bool end_sent;  /* by wd_prof_feed_end_tree */
-    /* the producer's chunk: words w..end free */
+    /* the producer's chunk: words out.w..out.end free. The interpreter may append calls
+     * and returns to it itself (eval/hooks.h, wd_hook_records; cli/profhook.c). */
     wd_prof_feed_chunk *cur;
-    uint64_t *w, *end;
+    wd_hook_records out;
     /* the raw names of the feed's symbols, by feed id */
     char **names;
     uint32_t name_count, name_cap;
@@ -79,24 +85,24 @@ uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count);
 
 static inline void wd_prof_feed_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
 {
-    uint64_t *w = f->w;
-    if (WD_UNLIKELY(f->end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
+    uint64_t *w = f->out.w;
+    if (WD_UNLIKELY(f->out.end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
         return;
     w[0] = WD_PROF_FEED_CALL | (uint64_t)id << 8;
     w[1] = ticks;
     w[2] = (uint64_t)ns;
-    f->w = w + 3;
+    f->out.w = w + 3;
 }
 
 static inline void wd_prof_feed_ret(wd_prof_feed *f, uint64_t ticks, int64_t ns)
 {
-    uint64_t *w = f->w;
-    if (WD_UNLIKELY(f->end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
+    uint64_t *w = f->out.w;
+    if (WD_UNLIKELY(f->out.end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
         return;
     w[0] = WD_PROF_FEED_RET;
     w[1] = ticks;
     w[2] = (uint64_t)ns;
-    f->w = w + 3;
+    f->out.w = w + 3;
 }
 
 /* The other events of prof.h, through the feed (strings are copied). */

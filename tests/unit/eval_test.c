@@ -1153,6 +1153,94 @@ static uint64_t next_cost(const fix *f)
     return c;
 }
 
+/* A listener taking calls and returns from the interpreter's records (eval/hooks.h): it
+ * tags each wasm function at its first call of each kind, its hooks append to the same
+ * stream as the records, and the records' window is kept to 7 words, so that the two paths
+ * take turns (two records, then a hook). */
+typedef struct rec_listener {
+    wd_hook_records out;
+    uint64_t words[3 * 512];
+    struct {
+        const wd_func *f;
+        wd_call_kind how;
+    } tags[16];
+    uint32_t tag_count, heard; /* heard: events that came through the hooks */
+} rec_listener;
+
+static void rl_put(rec_listener *l, uint64_t code, uint64_t ticks)
+{
+    if (l->out.w + 3 <= l->words + WD_ARRAY_COUNT(l->words)) {
+        l->out.w[0] = code;
+        l->out.w[1] = ticks;
+        l->out.w[2] = 0;
+        l->out.w += 3;
+    }
+    l->heard++;
+    uint64_t *end = l->words + WD_ARRAY_COUNT(l->words);
+    l->out.end = end - l->out.w > 7 ? l->out.w + 7 : end;
+}
+
+static void rl_call(void *ud, uint64_t ticks, const struct wd_func *f, wd_call_kind how)
+{
+    rec_listener *l = ud;
+    uint32_t tag = 0;
+    while (tag < l->tag_count && (l->tags[tag].f != f || l->tags[tag].how != how))
+        tag++;
+    if (tag == l->tag_count && tag < WD_ARRAY_COUNT(l->tags))
+        l->tags[l->tag_count++].f = f, l->tags[tag].how = how;
+    if (f->code != NULL && (how == WD_CALL_DIRECT || how == WD_CALL_INDIRECT)) {
+        wd_func *m = (wd_func *)f;
+        if (m->hook_gen != 77)
+            m->hook_gen = 77, m->hook_tag[0] = m->hook_tag[1] = UINT32_MAX;
+        m->hook_tag[how - WD_CALL_DIRECT] = tag;
+    }
+    rl_put(l, WD_HOOK_REC_CALL | (uint64_t)tag << 8, ticks);
+}
+
+static void rl_ret(void *ud, uint64_t ticks, const struct wd_func *f)
+{
+    (void)f;
+    rl_put(ud, WD_HOOK_REC_RET, ticks);
+}
+
+TEST(eval_records_give_the_hooks_stream)
+{
+    static workload ref, w;
+    static rec_listener l;
+    memset(&ref, 0, sizeof ref);
+    build_workload(&ref);
+    CHECK_EQ(workload_start(&ref, UINT64_MAX, false), WD_OK);
+    memset(&w, 0, sizeof w);
+    memset(&l, 0, sizeof l);
+    build_workload(&w);
+    l.out.w = l.words;
+    l.out.end = l.words + 7;
+    w.hooks = (wd_hooks){.ud = &l, .call = rl_call, .ret = rl_ret, .records = &l.out,
+                         .records_gen = 77};
+    CHECK_EQ(workload_start(&w, UINT64_MAX, false), WD_OK);
+    CHECK_EQ(result(&w.f, 0), result(&ref.f, 0));
+    size_t n = (size_t)(l.out.w - l.words) / 3;
+    CHECK_EQ(n, (size_t)ref.rec.n);
+    CHECK(l.heard > 0 && l.heard < n); /* both paths were taken */
+    for (size_t i = 0; i < n && i < (size_t)ref.rec.n; i++) {
+        const uint64_t *e = l.words + 3 * i;
+        const event *want = &ref.rec.ev[i];
+        CHECK_EQ(e[1], want->ticks);
+        CHECK_EQ(e[2], (uint64_t)0); /* records_timed false: no clock */
+        if (want->kind == 'r') {
+            CHECK_EQ(e[0], (uint64_t)WD_HOOK_REC_RET);
+            continue;
+        }
+        CHECK_EQ(e[0] & 0xff, (uint64_t)WD_HOOK_REC_CALL);
+        uint64_t tag = e[0] >> 8;
+        CHECK(tag < l.tag_count);
+        if (tag < l.tag_count) {
+            CHECK(l.tags[tag].f->idx == want->f->idx);
+            CHECK(l.tags[tag].how == (wd_call_kind)want->how);
+        }
+    }
+}
+
 TEST(eval_tick_limits_are_exact_and_resumable)
 {
     static workload w, ref; /* large: keep off the stack */
