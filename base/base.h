@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define WD_LIKELY(x)      __builtin_expect(!!(x), 1)
@@ -59,6 +60,22 @@ static inline bool wd_hex_decode(const char *hex, size_t n, uint8_t *out)
         out[i] = (uint8_t)(hi << 4 | lo);
     }
     return true;
+}
+
+/* The strings of the NULL-terminated `parts` one after another in out (size > 0), cut to
+ * fit and NUL-terminated, as snprintf with "%s%s..." writes them, at a fraction of its
+ * cost; returns the length of the whole. */
+static inline size_t wd_concat(char *out, size_t size, const char *const *parts)
+{
+    size_t len = 0;
+    for (; *parts != NULL; parts++) {
+        size_t n = strlen(*parts);
+        if (len < size - 1)
+            memcpy(out + len, *parts, WD_MIN(n, size - 1 - len));
+        len += n;
+    }
+    out[WD_MIN(len, size - 1)] = '\0';
+    return len;
 }
 
 #endif

@@ -126,7 +126,7 @@ static WD_NOINLINE uint32_t host_symbol(wd_profhook *h, const wd_func *f)
         }
     }
     char name[160];
-    snprintf(name, sizeof name, "%s.%s", mod, fn);
+    wd_concat(name, sizeof name, (const char *const[]){mod, ".", fn, NULL});
     uint32_t sym = wd_prof_feed_symbol(&h->feed, WD_PROF_HOST, f->idx, name, strlen(name));
     if (h->host_count < WD_ARRAY_COUNT(h->hosts))
         h->hosts[h->host_count++] = (wd_profhook_host){f, f->idx, sym};

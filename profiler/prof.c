@@ -320,7 +320,9 @@ static char *display_name(wd_ctx *ctx, wd_prof_kind kind, char *raw)
         char *b = wd_alloc(ctx, n);
         if (b == NULL)
             return NULL;
-        snprintf(b, n, "%%interpreter(%s)", raw);
+        wd_concat(b, n, (const char *const[]){"%interpreter(", raw, ")", NULL});
+        if (display_safe(b))
+            return b;
         char *r = wd_sym_display(ctx, b);
         wd_free(ctx, b);
         return r;

@@ -82,3 +82,20 @@ TEST(arena_fails_cleanly_when_memory_runs_out)
     wd_arena_fini(&a);
     CHECK_EQ(ctx.live, 0);
 }
+
+TEST(concat_joins_and_cuts_like_snprintf)
+{
+    char b[8];
+    CHECK_EQ(wd_concat(b, sizeof b, (const char *const[]){"ab", "", "cd", NULL}), (size_t)4);
+    CHECK(strcmp(b, "abcd") == 0);
+    /* exactly full, then cut: the length of the whole, as snprintf returns it */
+    CHECK_EQ(wd_concat(b, sizeof b, (const char *const[]){"abc", "defg", NULL}), (size_t)7);
+    CHECK(strcmp(b, "abcdefg") == 0);
+    CHECK_EQ(wd_concat(b, sizeof b, (const char *const[]){"abcdef", "/", "xyz", NULL}),
+             (size_t)10);
+    CHECK(strcmp(b, "abcdef/") == 0);
+    CHECK_EQ(wd_concat(b, 1, (const char *const[]){"abc", NULL}), (size_t)3);
+    CHECK(b[0] == '\0');
+    CHECK_EQ(wd_concat(b, sizeof b, (const char *const[]){NULL}), (size_t)0);
+    CHECK(b[0] == '\0');
+}
