@@ -498,7 +498,10 @@ bool wd_prof_feed_caught_up(wd_prof_feed *f)
  * CPU up, and on this 2-vCPU VM being woken then took up to 3 ms (tx-kernel-no-verif in
  * make bench's runner: in 2 profiles of 5, the tree done 30 us after the end, this thread
  * back 0.4-3 ms later): an idle vCPU is halted, and the host resumes it when it can. So the
- * end's waits spin first, and sleep only after. */
+ * end's waits spin first, and sleep only after. They may: the consumer is kept off this CPU
+ * (wd_thread_start_apart) until it is released, after the spin. A join that spins where the
+ * joined thread may share the CPU slows it down instead (tried in wd_thread_join: decode's
+ * wait for its worker, tx-kernel-no-verif, p90 145 -> 570 us over 60 runs). */
 static bool spin_until(wd_prof_feed_shared *sh, int stage, int64_t ns)
 {
     int64_t t0 = wd_clock_ns();
