@@ -563,6 +563,22 @@ static WD_NOINLINE uint32_t node_for_call(wd_prof *p, uint32_t sym, uint64_t T)
     return n;
 }
 
+/* Opens node n (sym's, a child of parent, the current node) at T: the parent's self time
+ * pauses, n's runs. The stack has room. */
+WD_INLINE void push_node(wd_prof *p, uint32_t parent, uint32_t n, uint32_t sym, uint64_t T,
+                         int64_t ns)
+{
+    prof_node *nodes = p->tree.nodes;
+    prof_node *par = &nodes[parent];
+    par->t = T - par->t;
+    par->time = ns - par->time;
+    prof_node *x = &nodes[n];
+    p->stack[p->depth++] = (prof_frame){n, sym, p->syms.data[sym].kind, x->t};
+    x->t = T - x->t;
+    x->time = ns - x->time;
+    x->calls++;
+}
+
 /* Enters `sym` under the current node at T; false on OOM. A full tree with room appends
  * the node here (the common case: one per call). */
 WD_INLINE bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
@@ -582,15 +598,7 @@ WD_INLINE bool enter(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
         !wd_grow(p->ctx, (void **)&p->stack, &p->stack_cap, sizeof *p->stack,
                  (uint64_t)p->depth + 1))
         return false;
-    prof_node *nodes = tr->nodes;
-    prof_node *par = &nodes[parent];
-    par->t = T - par->t;
-    par->time = ns - par->time;
-    prof_node *x = &nodes[n];
-    p->stack[p->depth++] = (prof_frame){n, sym, p->syms.data[sym].kind, x->t};
-    x->t = T - x->t;
-    x->time = ns - x->time;
-    x->calls++;
+    push_node(p, parent, n, sym, T, ns);
     return true;
 }
 
@@ -866,14 +874,7 @@ WD_INLINE bool packed_call(wd_prof *p, uint64_t T, int64_t ns, uint32_t sym)
     }
     p->calls++;
     p->last_was_ret = false;
-    prof_node *par = &tr->nodes[parent], *x = &tr->nodes[n];
-    par->t = T - par->t;
-    par->time = ns - par->time;
-    p->stack[depth] = (prof_frame){n, sym, p->syms.data[sym].kind, x->t};
-    p->depth = depth + 1;
-    x->t = T - x->t;
-    x->time = ns - x->time;
-    x->calls++;
+    push_node(p, parent, n, sym, T, ns);
     return true;
 }
 
