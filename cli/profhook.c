@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "profiler/wbuf.h"
 
 /* ---- the adapter ------------------------------------------------------------------------ */
 
@@ -362,57 +363,17 @@ bool wd_cli_prof_dir(const char *asked, char **made, const char **dir)
 
 /* ---- the summary's text, without printf ------------------------------------------------- */
 
-/* The summary is made in a buffer with the helpers below and written to stdout when full and
- * at its end: a printf call cost about 1,300 instructions, a dozen times what these take
- * (counter's summary: 37 calls, 52 K of the profile's 640 K instructions). */
-typedef struct text {
-    size_t n;
-    char b[8192];
-} text;
-
-static void tx_flush(text *t)
-{
-    fwrite(t->b, 1, t->n, stdout);
-    t->n = 0;
-}
-
-/* Room for n bytes (at most 256) at the end. */
-static char *tx_room(text *t, size_t n)
-{
-    if (n > sizeof t->b - t->n)
-        tx_flush(t);
-    return t->b + t->n;
-}
-
-static void tx_end(text *t, char *end)
-{
-    t->n = (size_t)(end - t->b);
-}
-
-static void tx_bytes(text *t, const char *s, size_t n)
-{
-    if (n > 256) {
-        tx_flush(t);
-        fwrite(s, 1, n, stdout);
-        return;
-    }
-    char *o = tx_room(t, n);
-    memcpy(o, s, n);
-    tx_end(t, o + n);
-}
-
-static void tx_str(text *t, const char *s)
-{
-    tx_bytes(t, s, strlen(s));
-}
+/* The summary is made in a buffer (profiler/wbuf.h, as the profile's files are) with the
+ * helpers below: a printf call cost about 1,300 instructions, a dozen times what these
+ * take (counter's summary: 37 calls, 52 K of the profile's 640 K instructions). */
 
 /* s left-aligned in `width` (printf's %-*s). */
-static void tx_left(text *t, const char *s, int width)
+static void tx_left(wbuf *t, const char *s, int width)
 {
     size_t n = strlen(s);
-    tx_bytes(t, s, n);
+    wb_bytes(t, s, n);
     for (int i = (int)n; i < width; i++)
-        tx_bytes(t, " ", 1);
+        wb_bytes(t, " ", 1);
 }
 
 /* Writes v right-aligned in `width` (at most 24) at o; returns the end. */
@@ -485,34 +446,34 @@ static char *put_ns(char *o, int64_t ns)
     return o + n;
 }
 
-static void tx_u64(text *t, uint64_t v, int width)
+static void tx_u64(wbuf *t, uint64_t v, int width)
 {
-    tx_end(t, put_u64(tx_room(t, 48), v, width));
+    wb_commit(t, put_u64(wb_reserve(t, 48), v, width));
 }
 
-static void tx_fixed(text *t, double v, int dec, int width)
+static void tx_fixed(wbuf *t, double v, int dec, int width)
 {
-    tx_end(t, put_fixed(tx_room(t, 48), v, dec, width));
+    wb_commit(t, put_fixed(wb_reserve(t, 48), v, dec, width));
 }
 
-static void tx_ns(text *t, int64_t ns)
+static void tx_ns(wbuf *t, int64_t ns)
 {
-    tx_end(t, put_ns(tx_room(t, 48), ns));
+    wb_commit(t, put_ns(wb_reserve(t, 48), ns));
 }
 
 /* LABEL: TICKS ticks[ (TIME)] */
-static void ticks_line(text *t, const char *label, uint64_t ticks, int64_t ns, bool with_time)
+static void ticks_line(wbuf *t, const char *label, uint64_t ticks, int64_t ns, bool with_time)
 {
-    tx_str(t, label);
-    tx_bytes(t, ": ", 2);
+    wb_str(t, label);
+    wb_bytes(t, ": ", 2);
     tx_u64(t, ticks, 0);
-    tx_bytes(t, " ticks", 6);
+    wb_bytes(t, " ticks", 6);
     if (with_time) {
-        tx_bytes(t, " (", 2);
+        wb_bytes(t, " (", 2);
         tx_ns(t, ns);
-        tx_bytes(t, ")", 1);
+        wb_bytes(t, ")", 1);
     }
-    tx_bytes(t, "\n", 1);
+    wb_bytes(t, "\n", 1);
 }
 
 static const char *sym_name(const wd_prof *p, uint32_t sym)
@@ -522,66 +483,66 @@ static const char *sym_name(const wd_prof *p, uint32_t sym)
     return s.name;
 }
 
-static void print_stack(text *t, const wd_prof *p, const uint32_t *syms, uint32_t n)
+static void print_stack(wbuf *t, const wd_prof *p, const uint32_t *syms, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         if (n > 24 && i == 16) {
-            tx_str(t, "  ... ");
+            wb_str(t, "  ... ");
             tx_u64(t, n - 24, 0);
-            tx_str(t, " more frames\n");
+            wb_str(t, " more frames\n");
             i = n - 8;
         }
-        tx_str(t, "  #");
+        wb_str(t, "  #");
         tx_u64(t, i, 0);
-        tx_bytes(t, " ", 1);
-        tx_str(t, sym_name(p, syms[i]));
-        tx_bytes(t, "\n", 1);
+        wb_bytes(t, " ", 1);
+        wb_str(t, sym_name(p, syms[i]));
+        wb_bytes(t, "\n", 1);
     }
 }
 
 /* The reference's per-run block, with the outcome when it is not a plain return. */
-static void print_run(text *t, const wd_prof *p, uint32_t i, bool with_time)
+static void print_run(wbuf *t, const wd_prof *p, uint32_t i, bool with_time)
 {
     wd_prof_run r;
     wd_prof_run_get(p, i, &r);
     static const char *const labels[WD_PROF_PH_COUNT] = {
         "%interpreter(decode)", "%interpreter(link)", "%interpreter(init)", "kernel_run"};
-    tx_str(t, "----------------------\nDetailed results for a `kernel_run`:\n");
+    wb_str(t, "----------------------\nDetailed results for a `kernel_run`:\n");
     for (int k = 0; k < WD_PROF_PH_COUNT; k++)
         if (r.has_phase[k])
             ticks_line(t, labels[k], r.phase[k], r.phase_ns[k], with_time);
-    tx_bytes(t, "\n", 1);
+    wb_bytes(t, "\n", 1);
     ticks_line(t, "Full execution", r.ticks, r.ns, with_time);
-    tx_str(t, "(level ");
+    wb_str(t, "(level ");
     tx_u64(t, r.level, 0);
-    tx_str(t, ", kernel run ");
+    wb_str(t, ", kernel run ");
     tx_u64(t, r.index, 0);
-    tx_str(t, r.reboot ? ", reboot)\n" : ")\n");
+    wb_str(t, r.reboot ? ", reboot)\n" : ")\n");
     if (r.has_info && r.outcome != WD_PROF_OK) {
-        tx_str(t, "kernel_run ");
-        tx_str(t, wd_prof_outcome_name(r.outcome));
-        tx_str(t, ": ");
-        tx_str(t, r.reason);
-        tx_bytes(t, "\n", 1);
+        wb_str(t, "kernel_run ");
+        wb_str(t, wd_prof_outcome_name(r.outcome));
+        wb_str(t, ": ");
+        wb_str(t, r.reason);
+        wb_bytes(t, "\n", 1);
     }
     if (r.stopped) {
-        tx_str(t, "stopped at tick ");
+        wb_str(t, "stopped at tick ");
         tx_u64(t, r.stop_tick, 0);
-        tx_str(t, " with ");
+        wb_str(t, " with ");
         tx_u64(t, r.open_count, 0);
-        tx_str(t, r.open_count == 1 ? " call open (closed there):\n"
+        wb_str(t, r.open_count == 1 ? " call open (closed there):\n"
                                     : " calls open (closed there):\n");
         print_stack(t, p, r.open, r.open_count);
     } else if (r.inconsistent) {
-        tx_str(t, "The resulting call graph is inconsistent for this specific `kernel_run`, "
+        wb_str(t, "The resulting call graph is inconsistent for this specific `kernel_run`, "
                   "please open an issue.\n");
     } else if (r.has_info && r.outcome != WD_PROF_OK && r.unwound_count > 0) {
-        tx_str(t, "backtrace (the calls that ended at the trap's tick, innermost first):\n");
+        wb_str(t, "backtrace (the calls that ended at the trap's tick, innermost first):\n");
         print_stack(t, p, r.unwound, r.unwound_count);
     }
 }
 
-static void print_functions(text *t, wd_ctx *ctx, wd_prof *p, bool by_total, uint64_t all,
+static void print_functions(wbuf *t, wd_ctx *ctx, wd_prof *p, bool by_total, uint64_t all,
                             bool with_time)
 {
     wd_prof_func *fs;
@@ -590,17 +551,17 @@ static void print_functions(text *t, wd_ctx *ctx, wd_prof *p, bool by_total, uin
     wd_error_clear(&err);
     if (wd_prof_top_functions(p, UINT32_MAX, by_total, 20, &fs, &n, &err) != WD_OK)
         return;
-    tx_str(t, "\ntop ");
+    wb_str(t, "\ntop ");
     tx_u64(t, n, 0);
-    tx_str(t, by_total ? " functions by total ticks:\n" : " functions by self ticks:\n");
+    wb_str(t, by_total ? " functions by total ticks:\n" : " functions by self ticks:\n");
     /* "  %14s %7s %14s %7s %10s  %s" */
-    tx_str(t, by_total ? "           total       %           self       %      calls  "
+    wb_str(t, by_total ? "           total       %           self       %      calls  "
                        : "            self       %          total       %      calls  ");
-    tx_str(t, with_time ? "function (time)\n" : "function\n");
+    wb_str(t, with_time ? "function (time)\n" : "function\n");
     for (uint32_t i = 0; i < n; i++) {
         uint64_t a = by_total ? fs[i].total : fs[i].self, b = by_total ? fs[i].self : fs[i].total;
         /* "  %14llu %6.2f%% %14llu %6.2f%% %10llu  NAME[ (TIME)]" */
-        char *o = tx_room(t, 256);
+        char *o = wb_reserve(t, 256);
         *o++ = ' ';
         *o++ = ' ';
         o = put_u64(o, a, 14);
@@ -616,19 +577,19 @@ static void print_functions(text *t, wd_ctx *ctx, wd_prof *p, bool by_total, uin
         o = put_u64(o, fs[i].calls, 10);
         *o++ = ' ';
         *o++ = ' ';
-        tx_end(t, o);
-        tx_str(t, sym_name(p, fs[i].sym));
+        wb_commit(t, o);
+        wb_str(t, sym_name(p, fs[i].sym));
         if (with_time) {
-            tx_bytes(t, " (", 2);
+            wb_bytes(t, " (", 2);
             tx_ns(t, by_total ? fs[i].total_ns : fs[i].self_ns);
-            tx_bytes(t, ")", 1);
+            wb_bytes(t, ")", 1);
         }
-        tx_bytes(t, "\n", 1);
+        wb_bytes(t, "\n", 1);
     }
     wd_free(ctx, fs);
 }
 
-static void print_hot(text *t, wd_prof *p, const wd_cli_prof_opts *o)
+static void print_hot(wbuf *t, wd_prof *p, const wd_cli_prof_opts *o)
 {
     wd_prof_hot *h;
     uint32_t n;
@@ -636,76 +597,76 @@ static void print_hot(text *t, wd_prof *p, const wd_cli_prof_opts *o)
     wd_error_clear(&err);
     if (wd_prof_hot_steps(p, 0.02, 10, &h, &n, &err) != WD_OK)
         return;
-    tx_str(t, "\nhot steps (single steps costing 2% or more of their kernel run):\n");
+    wb_str(t, "\nhot steps (single steps costing 2% or more of their kernel run):\n");
     if (n == 0)
-        tx_str(t, "  none\n");
+        wb_str(t, "  none\n");
     for (uint32_t i = 0; i < n; i++) {
         wd_prof_sym_info w;
         wd_prof_symbol_get(p, h[i].what, &w);
         /* "  %12llu ticks %5.1f%%  %s" */
-        tx_bytes(t, "  ", 2);
+        wb_bytes(t, "  ", 2);
         tx_u64(t, h[i].ticks, 12);
-        tx_str(t, " ticks ");
+        wb_str(t, " ticks ");
         tx_fixed(t, 100.0 * h[i].share, 1, 5);
-        tx_str(t, "%  ");
-        tx_str(t, w.name);
+        wb_str(t, "%  ");
+        wb_str(t, w.name);
         if (h[i].in != UINT32_MAX && w.kind != WD_PROF_INTERNAL) {
-            tx_str(t, " in ");
-            tx_str(t, sym_name(p, h[i].in));
+            wb_str(t, " in ");
+            wb_str(t, sym_name(p, h[i].in));
         }
         if (w.kind == WD_PROF_STEP) {
             const char *unit = strstr(w.raw, "grow") ? "pages" : strncmp(w.raw, "table", 5) == 0
                                                                      ? "elements"
                                                                      : "bytes";
-            tx_str(t, ": ");
+            wb_str(t, ": ");
             tx_u64(t, h[i].operand, 0);
-            tx_bytes(t, " ", 1);
-            tx_str(t, unit);
+            wb_bytes(t, " ", 1);
+            wb_str(t, unit);
         } else if (w.kind == WD_PROF_HOST && o->host_per_byte != 0) {
-            tx_str(t, ": up to ");
+            wb_str(t, ": up to ");
             tx_u64(t, h[i].ticks / o->host_per_byte, 0);
-            tx_str(t, " bytes moved");
+            wb_str(t, " bytes moved");
         }
-        tx_str(t, " (level ");
+        wb_str(t, " (level ");
         tx_u64(t, h[i].level, 0);
-        tx_str(t, " run ");
+        wb_str(t, " run ");
         tx_u64(t, h[i].run, 0);
         if (h[i].count > 1) {
-            tx_str(t, "; ");
+            wb_str(t, "; ");
             tx_u64(t, h[i].count, 0);
-            tx_str(t, " such steps, ");
+            wb_str(t, " such steps, ");
             tx_u64(t, h[i].total, 0);
-            tx_str(t, " ticks in all");
+            wb_str(t, " ticks in all");
         }
-        tx_str(t, ")\n");
+        wb_str(t, ")\n");
     }
     wd_free(o->ctx, h);
 }
 
-static void print_mode(text *t, const wd_prof *p)
+static void print_mode(wbuf *t, const wd_prof *p)
 {
     wd_prof_stats st;
     wd_prof_get_stats(p, &st);
     if (st.mode == WD_PROF_FULL) {
-        tx_str(t, st.asked == WD_PROF_AUTO ? "\nmode: full call tree (auto; "
+        wb_str(t, st.asked == WD_PROF_AUTO ? "\nmode: full call tree (auto; "
                                            : "\nmode: full call tree (");
         tx_u64(t, st.calls, 0);
-        tx_str(t, " calls, ");
+        wb_str(t, " calls, ");
     } else if (!st.switched) {
-        tx_str(t, "\nmode: calling-context tree (");
+        wb_str(t, "\nmode: calling-context tree (");
         tx_u64(t, st.calls, 0);
-        tx_str(t, " calls merged into ");
+        wb_str(t, " calls merged into ");
     } else {
-        tx_str(t, "\nmode: calling-context tree (");
-        tx_str(t, wd_prof_mode_name(st.asked));
-        tx_str(t, ": the full tree reached its node limit at call ");
+        wb_str(t, "\nmode: calling-context tree (");
+        wb_str(t, wd_prof_mode_name(st.asked));
+        wb_str(t, ": the full tree reached its node limit at call ");
         tx_u64(t, st.switched_at, 0);
-        tx_str(t, "; ");
+        wb_str(t, "; ");
         tx_u64(t, st.calls, 0);
-        tx_str(t, " calls merged into ");
+        wb_str(t, " calls merged into ");
     }
     tx_u64(t, st.nodes, 0);
-    tx_str(t, st.mode == WD_PROF_FULL || !st.switched
+    wb_str(t, st.mode == WD_PROF_FULL || !st.switched
                   ? " nodes)\n"
                   : " nodes; time-ordered files show each call path once, in first-call "
                     "order)\n");
@@ -713,16 +674,18 @@ static void print_mode(text *t, const wd_prof *p)
 
 static void print_summary(wd_prof *p, const wd_cli_prof_opts *o)
 {
-    static text t; /* 8 KiB: off the stack */
+    static wbuf t; /* 64 KiB: off the stack */
+    t.f = stdout;
     t.n = 0;
+    t.failed = false;
     const wd_prof_out *out = &o->out;
     bool wt = out->with_time;
-    tx_str(&t, "Profiling result can be found in ");
-    tx_str(&t, out->dir);
-    tx_bytes(&t, "/", 1);
-    tx_str(&t, out->base);
-    tx_str(&t, wd_prof_file_ext[WD_PROF_FILE_FOLDED]);
-    tx_bytes(&t, "\n", 1);
+    wb_str(&t, "Profiling result can be found in ");
+    wb_str(&t, out->dir);
+    wb_bytes(&t, "/", 1);
+    wb_str(&t, out->base);
+    wb_str(&t, wd_prof_file_ext[WD_PROF_FILE_FOLDED]);
+    wb_bytes(&t, "\n", 1);
     uint32_t nruns = wd_prof_run_count(p);
     uint64_t total = 0, ph[WD_PROF_PH_COUNT] = {0};
     int64_t ns = 0;
@@ -737,59 +700,59 @@ static void print_summary(wd_prof *p, const wd_cli_prof_opts *o)
     }
     wd_prof_stats st;
     wd_prof_get_stats(p, &st);
-    tx_str(&t, "----------------------\nFull execution with padding: ");
+    wb_str(&t, "----------------------\nFull execution with padding: ");
     tx_u64(&t, st.end_ticks, 0);
-    tx_str(&t, " ticks\n");
+    wb_str(&t, " ticks\n");
 
-    tx_str(&t, "\n== wasmdbg: ");
+    wb_str(&t, "\n== wasmdbg: ");
     tx_u64(&t, nruns, 0);
-    tx_str(&t, nruns == 1 ? " kernel run on " : " kernel runs on ");
+    wb_str(&t, nruns == 1 ? " kernel run on " : " kernel runs on ");
     tx_u64(&t, st.levels, 0);
-    tx_str(&t, st.levels == 1 ? " level ==\n" : " levels ==\n");
-    tx_str(&t, "total: ");
+    wb_str(&t, st.levels == 1 ? " level ==\n" : " levels ==\n");
+    wb_str(&t, "total: ");
     tx_u64(&t, total, 0);
-    tx_str(&t, " ticks in kernel runs");
+    wb_str(&t, " ticks in kernel runs");
     if (wt) {
-        tx_bytes(&t, " (", 2);
+        wb_bytes(&t, " (", 2);
         tx_ns(&t, ns);
-        tx_bytes(&t, ")", 1);
+        wb_bytes(&t, ")", 1);
     }
-    tx_bytes(&t, "\n", 1);
+    wb_bytes(&t, "\n", 1);
     for (int k = 0; k < WD_PROF_PH_COUNT; k++) { /* "  %-10s %16llu %7.2f%%" */
-        tx_bytes(&t, "  ", 2);
+        wb_bytes(&t, "  ", 2);
         tx_left(&t, wd_prof_phase_names[k], 10);
-        tx_bytes(&t, " ", 1);
+        wb_bytes(&t, " ", 1);
         tx_u64(&t, ph[k], 16);
-        tx_bytes(&t, " ", 1);
+        wb_bytes(&t, " ", 1);
         tx_fixed(&t, total ? 100.0 * (double)ph[k] / (double)total : 0.0, 2, 7);
-        tx_str(&t, "%\n");
+        wb_str(&t, "%\n");
     }
-    tx_str(&t, "padding: ");
+    wb_str(&t, "padding: ");
     tx_u64(&t, st.end_ticks > total ? st.end_ticks - total : 0, 0);
-    tx_str(&t, " ticks (inbox collection, entering padding, the unused ticks of each "
+    wb_str(&t, " ticks (inbox collection, entering padding, the unused ticks of each "
                "period)\n");
     print_functions(&t, o->ctx, p, false, total, wt);
     print_functions(&t, o->ctx, p, true, total, wt);
     print_hot(&t, p, o);
     print_mode(&t, p);
-    tx_str(&t, "files (in ");
-    tx_str(&t, out->dir);
-    tx_str(&t, "):\n");
+    wb_str(&t, "files (in ");
+    wb_str(&t, out->dir);
+    wb_str(&t, "):\n");
     int width = (int)strlen(out->base) + (int)strlen(".speedscope.json");
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) { /* "  %-*s  %s%s" */
-        tx_bytes(&t, "  ", 2);
-        tx_str(&t, out->base);
+        wb_bytes(&t, "  ", 2);
+        wb_str(&t, out->base);
         tx_left(&t, wd_prof_file_ext[k], width - (int)strlen(out->base));
-        tx_bytes(&t, "  ", 2);
-        tx_str(&t, wd_prof_file_what[k]);
-        tx_str(&t, k != WD_PROF_FILE_FOLDED ? "\n"
+        wb_bytes(&t, "  ", 2);
+        wb_str(&t, wd_prof_file_what[k]);
+        wb_str(&t, k != WD_PROF_FILE_FOLDED ? "\n"
                    : out->collapsed         ? ", collapsed\n"
                                             : ", time-ordered (flamechart)\n");
     }
-    tx_str(&t, "tick model: ");
-    tx_str(&t, out->tick_model ? out->tick_model : "?");
-    tx_bytes(&t, "\n", 1);
-    tx_flush(&t);
+    wb_str(&t, "tick model: ");
+    wb_str(&t, out->tick_model ? out->tick_model : "?");
+    wb_bytes(&t, "\n", 1);
+    wb_flush(&t);
 }
 
 int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o)

@@ -1,8 +1,8 @@
-/* wbuf.h: a buffered writer for the profile's files (private to profiler/). The outputs
- * hold one line or event per call-tree node, so they are written without printf: numbers
- * are formatted straight into the buffer (wp_u64), fixed text is copied with known lengths
- * (WB_LIT, WP_LIT), and full buffers go to the file in one write each (the FILE is best
- * left unbuffered: see wd_prof_write_files). */
+/* wbuf.h: a buffered writer for the profile's files and its summary (profiler/ and
+ * cli/profhook.c). The outputs hold one line or event per call-tree node, so they are
+ * written without printf: numbers are formatted straight into the buffer (wp_u64), fixed
+ * text is copied with known lengths (WB_LIT, WP_LIT), and full buffers go to the file in
+ * one write each (the FILE is best left unbuffered: see wd_prof_write_files). */
 #ifndef WD_PROFILER_WBUF_H
 #define WD_PROFILER_WBUF_H
 
