@@ -57,57 +57,43 @@ static uint64_t block_rest(const wd_code *code, uint32_t from)
     return sum;
 }
 
-/* Appends the call of `callee` (kind: WD_CALL_DIRECT or _INDIRECT) at `ticks` to the hooks'
- * records when it may go there (eval/hooks.h, wd_hook_records); false when the call hook
- * must hear it instead. */
-WD_INLINE bool record_call(const wd_hooks *h, const wd_func *callee, wd_call_kind kind,
-                           uint64_t ticks)
-{
-    wd_hook_records *r = h->records;
-    if (r == NULL || callee->hook_gen != h->records_gen || r->end - r->w < 3)
-        return false;
-    uint32_t tag = callee->hook_tag[kind - WD_CALL_DIRECT];
-    if (tag == UINT32_MAX)
-        return false;
-    uint64_t *w = r->w;
-    w[0] = WD_HOOK_REC_CALL | (uint64_t)tag << 8;
-    w[1] = ticks;
-    w[2] = h->records_timed ? wd_clock_fast() - h->records_c0 : 0;
-    r->w = w + 3;
-    return true;
-}
-
-/* The same for the return of a wasm function. */
-WD_INLINE bool record_ret(const wd_hooks *h, uint64_t ticks)
+/* Appends the record (head, ticks, clock) to the hooks' records when they have room
+ * (eval/hooks.h, wd_hook_records); false when the hook must hear the event instead. */
+WD_INLINE bool record(const wd_hooks *h, uint64_t head, uint64_t ticks)
 {
     wd_hook_records *r = h->records;
     if (r == NULL || r->end - r->w < 3)
         return false;
     uint64_t *w = r->w;
-    w[0] = WD_HOOK_REC_RET;
+    w[0] = head;
     w[1] = ticks;
     w[2] = h->records_timed ? wd_clock_fast() - h->records_c0 : 0;
     r->w = w + 3;
     return true;
 }
 
-/* The hooks hear a call (kind: WD_CALL_*) or a return, or the records take it. */
+/* The hooks hear a call (kind: WD_CALL_*), or the records take it: a call by `call` or
+ * `call_indirect` of a function the listener tagged for that kind. */
 WD_NOINLINE static void hook_call(wd_thread *t, const wd_func *f, wd_call_kind kind)
 {
     const wd_hooks *h = t->hooks;
-    if (h == NULL ||
-        ((kind == WD_CALL_DIRECT || kind == WD_CALL_INDIRECT) && record_call(h, f, kind, t->ticks)))
+    if (h == NULL)
         return;
+    if (kind == WD_CALL_DIRECT || kind == WD_CALL_INDIRECT) {
+        uint32_t tag =
+            f->hook_gen == h->records_gen ? f->hook_tag[kind - WD_CALL_DIRECT] : UINT32_MAX;
+        if (tag != UINT32_MAX && record(h, WD_HOOK_REC_CALL | (uint64_t)tag << 8, t->ticks))
+            return;
+    }
     if (h->call != NULL)
         h->call(h->ud, t->ticks, f, kind);
 }
 
+/* The hooks hear a return (RETURN offers it to the records first). */
 WD_NOINLINE static void hook_ret(wd_thread *t, const wd_func *f)
 {
     const wd_hooks *h = t->hooks;
-    if (h == NULL || (f->code != NULL && record_ret(h, t->ticks)))
-        return;
-    if (h->ret != NULL)
+    if (h != NULL && h->ret != NULL)
         h->ret(h->ud, t->ticks, f);
 }
 
@@ -600,7 +586,7 @@ loop_top:
         if (A != 0)
             for (uint32_t k = 0; k < B; k++)
                 fp[k] = fp[A + k];
-        if (WD_UNLIKELY(hooks != NULL) && !record_ret(hooks, END - remaining)) {
+        if (WD_UNLIKELY(hooks != NULL) && !record(hooks, WD_HOOK_REC_RET, END - remaining)) {
             SAVE(ip);
             hook_ret(t, frame->func);
         }
