@@ -33,11 +33,11 @@ struct wd_prof_feed_shared {
     void (*after)(void *); /* the job run after the figures, and its argument */
     void *after_arg;
     /* ... and what the consumer tells of it */
-    bool tree_done, tree_ok; /* the tree complete (and the profile sound) */
-    bool fin_done;           /* the figures computed too */
-    bool after_taken;        /* `after` runs on the consumer, after fin_done */
-    /* The same steps for waits that spin (spin_until), stored once the lock is released:
-     * STAGE_TREE (tree_done), STAGE_FIN (fin_done), STAGE_GONE (the thread returns). */
+    bool tree_ok;     /* the tree complete and the profile sound (from STAGE_TREE on) */
+    bool after_taken; /* `after` runs on the consumer (from STAGE_FIN on) */
+    /* How far the end has gone: STAGE_TREE the tree complete, STAGE_FIN the figures too,
+     * STAGE_GONE the thread returns. Stored (with the lock held but for STAGE_GONE) after
+     * what it announces, and read by waits that spin without the lock (spin_until). */
     atomic_int stage;
     wd_thread thread;
 };
@@ -80,20 +80,18 @@ static void end_split(wd_prof_feed *f, uint64_t ticks)
     wd_prof *p = f->prof;
     bool more = wd_prof_end_tree(p, ticks);
     pthread_mutex_lock(&sh->mu);
-    sh->tree_done = true;
     sh->tree_ok = more && p->status == WD_OK;
+    atomic_store_explicit(&sh->stage, STAGE_TREE, memory_order_release);
     pthread_cond_broadcast(&sh->has_room);
     pthread_mutex_unlock(&sh->mu);
-    atomic_store_explicit(&sh->stage, STAGE_TREE, memory_order_release);
     if (more)
         wd_prof_end_finish(p, ticks);
     pthread_mutex_lock(&sh->mu);
     bool run = sh->after != NULL && p->status == WD_OK && p->fin;
     sh->after_taken = run;
-    sh->fin_done = true;
+    atomic_store_explicit(&sh->stage, STAGE_FIN, memory_order_release);
     pthread_cond_broadcast(&sh->has_room);
     pthread_mutex_unlock(&sh->mu);
-    atomic_store_explicit(&sh->stage, STAGE_FIN, memory_order_release);
     if (run) /* the profile is the producer's again: the job only reads it */
         sh->after(sh->after_arg);
 }
@@ -490,6 +488,11 @@ bool wd_prof_feed_caught_up(wd_prof_feed *f)
     while (!(cond) && !((sh)->consumer_failed && (sh)->in_flight == 0))                            \
         pthread_cond_wait(&(sh)->has_room, &(sh)->mu)
 
+static bool reached(wd_prof_feed_shared *sh, int stage)
+{
+    return atomic_load_explicit(&sh->stage, memory_order_acquire) >= stage;
+}
+
 /* Whether the consumer reached `stage` within `ns`, this thread spinning (and yielding its
  * CPU to whatever else may run there, the consumer included, at each turn).
  *
@@ -505,7 +508,7 @@ bool wd_prof_feed_caught_up(wd_prof_feed *f)
 static bool spin_until(wd_prof_feed_shared *sh, int stage, int64_t ns)
 {
     int64_t t0 = wd_clock_ns();
-    while (atomic_load_explicit(&sh->stage, memory_order_acquire) < stage) {
+    while (!reached(sh, stage)) {
         if (wd_clock_ns() - t0 > ns)
             return false;
         sched_yield();
@@ -535,8 +538,8 @@ bool wd_prof_feed_end_tree(wd_prof_feed *f, uint64_t ticks, void (*after)(void *
         return sh->tree_ok; /* written before the stage, and no more */
     wd_thread_release(&sh->thread); /* behind: this CPU waits, then writes */
     pthread_mutex_lock(&sh->mu);
-    WAIT_CONSUMER(sh, sh->tree_done);
-    bool ok = sh->tree_done && sh->tree_ok;
+    WAIT_CONSUMER(sh, reached(sh, STAGE_TREE));
+    bool ok = reached(sh, STAGE_TREE) && sh->tree_ok;
     pthread_mutex_unlock(&sh->mu);
     return ok;
 }
@@ -551,7 +554,7 @@ static bool end_split_wait(wd_prof_feed *f)
         taken = sh->after_taken; /* written before the stage, and no more */
     } else {
         pthread_mutex_lock(&sh->mu);
-        WAIT_CONSUMER(sh, sh->fin_done);
+        WAIT_CONSUMER(sh, reached(sh, STAGE_FIN));
         taken = sh->after_taken;
         pthread_mutex_unlock(&sh->mu);
     }

@@ -86,26 +86,26 @@ const char *wd_prof_feed_symbol_raw(const wd_prof_feed *f, uint32_t id);
  * NULL when the feed has failed (events are then dropped and wd_prof_status reports it). */
 uint64_t *wd_prof_feed_room(wd_prof_feed *f, size_t count);
 
-static inline void wd_prof_feed_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
+/* A call or a return: its three words. */
+static inline void wd_prof_feed_put3(wd_prof_feed *f, uint64_t head, uint64_t ticks, int64_t ns)
 {
     uint64_t *w = f->out.w;
     if (WD_UNLIKELY(f->out.end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
         return;
-    w[0] = WD_PROF_FEED_CALL | (uint64_t)id << 8;
+    w[0] = head;
     w[1] = ticks;
     w[2] = (uint64_t)ns;
     f->out.w = w + 3;
 }
 
+static inline void wd_prof_feed_call(wd_prof_feed *f, uint64_t ticks, int64_t ns, uint32_t id)
+{
+    wd_prof_feed_put3(f, WD_PROF_FEED_CALL | (uint64_t)id << 8, ticks, ns);
+}
+
 static inline void wd_prof_feed_ret(wd_prof_feed *f, uint64_t ticks, int64_t ns)
 {
-    uint64_t *w = f->out.w;
-    if (WD_UNLIKELY(f->out.end - w < 3) && (w = wd_prof_feed_room(f, 3)) == NULL)
-        return;
-    w[0] = WD_PROF_FEED_RET;
-    w[1] = ticks;
-    w[2] = (uint64_t)ns;
-    f->out.w = w + 3;
+    wd_prof_feed_put3(f, WD_PROF_FEED_RET, ticks, ns);
 }
 
 /* The other events of prof.h, through the feed (strings are copied). */
