@@ -379,15 +379,11 @@ static void tx_left(wbuf *t, const char *s, int width)
 /* Writes v right-aligned in `width` (at most 24) at o; returns the end. */
 static char *put_u64(char *o, uint64_t v, int width)
 {
-    char t[24];
-    int n = 0;
-    do {
-        t[sizeof t - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    for (int i = n; i < width; i++)
+    char t[24]; /* 20 digits and wp_u64's 3 scratch bytes */
+    size_t n = (size_t)(wp_u64(t, v) - t);
+    for (int i = (int)n; i < width; i++)
         *o++ = ' ';
-    memcpy(o, t + sizeof t - n, (size_t)n);
+    memcpy(o, t, n);
     return o + n;
 }
 

@@ -1333,7 +1333,8 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
         jk_open(j, "files", '{', false);
         for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
             char name[1024];
-            wd_concat(name, sizeof name, (const char *const[]){o->base, wd_prof_file_ext[k], NULL});
+            wd_concat(name, sizeof name,
+                      (const char *const[]){o->base, wd_prof_file_ext[k], NULL});
             jk_str(j, keys[k], name);
         }
         jk_str(j, "folded_order", o->collapsed ? "collapsed" : "time");
@@ -1497,7 +1498,8 @@ wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
     char *at = x->names;
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
         x->paths[k] = at;
-        wd_concat(at, len[k], (const char *const[]){o->dir, "/", o->base, wd_prof_file_ext[k], NULL});
+        wd_concat(at, len[k],
+                  (const char *const[]){o->dir, "/", o->base, wd_prof_file_ext[k], NULL});
         at += len[k];
         x->early[k] = (out_file){NULL, x->paths[k], WD_OK, {0}, false};
         wd_error_clear(&x->early[k].err);

@@ -61,12 +61,12 @@ void wd_prof_files_discard(wd_prof_files *pre);
  * figures and then write the event files (Chrome trace and speedscope), while the calling
  * thread writes the folded stacks from the tree alone as the figures are computed, then the
  * rest: on tx-kernel-no-verif it no longer waits 0.25-0.65 ms for the last events and the
- * figures, nor starts a writer thread. events_setup gives the profile and the outputs' options (o is copied, its
- * strings borrowed). write_folded writes the time-ordered folded stacks (not collapsed
- * ones) reading only the tree's shape, self ticks and symbols (after wd_prof_end_tree),
- * allocating from a context of its own. write_events is the consumer's job (feed's `after`):
- * the event files from the finished profile, allocating from a context of its own.
- * events_taken tells wd_prof_write_files that another thread runs write_events and that
+ * figures, nor starts a writer thread. events_setup gives the profile and the outputs' options
+ * (o is copied, its strings borrowed). write_folded writes the time-ordered folded stacks (not
+ * collapsed ones) reading only the tree's shape, self ticks and symbols (after
+ * wd_prof_end_tree), allocating from a context of its own. write_events is the consumer's job
+ * (feed's `after`): the event files from the finished profile, allocating from a context of its
+ * own. events_taken tells wd_prof_write_files that another thread runs write_events and that
  * join(arg) waits for it. wd_prof_write_files keeps what was written ahead, its outcome
  * reported in file order as if written there. */
 void wd_prof_files_events_setup(wd_prof_files *pre, wd_prof *p, const wd_prof_out *o);

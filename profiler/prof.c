@@ -916,26 +916,19 @@ size_t wd_prof_packed(wd_prof *p, const uint64_t *w, size_t n, const uint32_t *m
         T = at[1];
         ns = (int64_t)at[2];
         at += 3;
-        if (code == WD_PROF_PACKED_CALL) {
-            uint64_t id = h >> 8;
-            uint32_t sym = id < map_count ? map[id] : UINT32_MAX;
-            if (plain && packed_call(p, T, ns, sym)) {
-                noted = false;
-                continue;
-            }
-            if (!noted)
-                packed_note(p, at[-6], (int64_t)at[-4]); /* the event before: one was */
-            wd_prof_call(p, T, ns, sym);
-        } else {
-            if (plain && packed_ret(p, T, ns)) {
-                noted = false;
-                continue;
-            }
-            if (!noted)
-                packed_note(p, at[-6], (int64_t)at[-4]);
-            wd_prof_ret(p, T, ns);
+        bool call = code == WD_PROF_PACKED_CALL;
+        uint32_t sym = call && h >> 8 < map_count ? map[h >> 8] : UINT32_MAX;
+        if (plain && (call ? packed_call(p, T, ns, sym) : packed_ret(p, T, ns))) {
+            noted = false;
+            continue;
         }
+        if (!noted)
+            packed_note(p, at[-6], (int64_t)at[-4]); /* the event before: one was */
         noted = true;
+        if (call)
+            wd_prof_call(p, T, ns, sym);
+        else
+            wd_prof_ret(p, T, ns);
     }
     if (!noted)
         packed_note(p, T, ns);
