@@ -118,6 +118,14 @@ typedef union wd_val {
     double f64;
 } wd_val;
 
+/* The shape of a body as the Octez decoder walks it, dead code included: counts of
+ * `end` and `else` opcodes (the final `end` included), of blocks, loops and ifs, and whether
+ * a memory.init or data.drop occurs (the elaboration walk stops at the first one). */
+typedef struct wd_body_shape {
+    uint32_t ends, blocks, loops, ifs;
+    bool data_op;
+} wd_body_shape;
+
 typedef struct wd_code {
     wd_insn *insns;
     uint32_t insn_count;
@@ -129,6 +137,7 @@ typedef struct wd_code {
     uint32_t result_slots;
     uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
     uint32_t wasm_insn_count; /* WebAssembly instructions in the body (for decode costs) */
+    wd_body_shape shape;      /* what the PVM's decoder steps over (vm/pvmticks.c) */
     uint32_t set_cost;    /* the cost of a local.set (see "Peephole fusion") */
 } wd_code;
 

@@ -641,6 +641,8 @@ static wd_status read_locals(decoder *d, uint32_t func_idx, wd_funcdef *f)
         return nomem(d);
     size_t end = d->r.pos, k = 0;
     d->r.pos = first;
+    f->local_groups = groups;
+    f->local_zero_tail = 0;
     for (uint32_t i = 0; i < groups; i++) {
         uint32_t n = 0;
         uint8_t t = 0;
@@ -649,6 +651,7 @@ static wd_status read_locals(decoder *d, uint32_t func_idx, wd_funcdef *f)
         if (n != 0) /* types is NULL when there are none */
             memset(types + k, t, n);
         k += n;
+        f->local_zero_tail = n == 0 && k == total ? f->local_zero_tail + 1 : 0;
     }
     WD_ASSERT(d->r.pos == end && k == total);
     (void)end;

@@ -100,6 +100,8 @@ typedef struct wd_funcdef {
     uint32_t type_idx;
     uint32_t body_offset, body_size; /* the code-section entry's body, after its size */
     uint32_t local_count;            /* declared locals (params not included) */
+    uint32_t local_groups;           /* (count, type) groups declaring them */
+    uint32_t local_zero_tail;        /* groups of count 0 after the last local */
     const uint8_t *local_types;      /* local_count types */
     wd_code *code;                   /* translated code; NULL for imports */
 } wd_funcdef;

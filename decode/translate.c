@@ -193,6 +193,7 @@ typedef struct xlate {
     uint32_t op_off;      /* offset of the current instruction */
     const char *what;     /* what errors name instead of the instruction, or NULL */
     uint32_t wasm_insn_count;
+    wd_body_shape shape;
 } xlate;
 
 static wd_insn *tail(xlate *x, uint32_t k);
@@ -1246,6 +1247,9 @@ static wd_status do_block(xlate *x, const wd_body_imm *im)
     memset(&f, 0, sizeof f);
     WD_TRY(block_type(x, im, &f));
     f.kind = im->op == WD_OP_LOOP ? K_LOOP : im->op == WD_OP_IF ? K_IF : K_BLOCK;
+    x->shape.blocks += f.kind == K_BLOCK;
+    x->shape.loops += f.kind == K_LOOP;
+    x->shape.ifs += f.kind == K_IF;
     f.live_in = x->live;
     f.label = f.fixups = f.else_fixup = NONE;
     uint32_t cond = 0;
@@ -1269,6 +1273,7 @@ static wd_status do_block(xlate *x, const wd_body_imm *im)
 
 static wd_status do_else(xlate *x)
 {
+    x->shape.ends++;
     if (top_frame(x)->kind != K_IF)
         return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "END opcode expected");
     frame f;
@@ -1296,6 +1301,7 @@ static bool same_types(uint32_t n1, const uint8_t *t1, uint32_t n2, const uint8_
 static wd_status do_end(xlate *x)
 {
     frame f;
+    x->shape.ends++;
     WD_TRY(materialize_top(x, top_frame(x)->result_count));
     WD_TRY(pop_ctrl(x, &f));
     if (f.kind == K_IF && !same_types(f.param_count, f.params, f.result_count, f.results))
@@ -1344,6 +1350,7 @@ static wd_status return_src(xlate *x, uint32_t h, uint32_t n, uint32_t *src)
 static wd_status do_end_func(xlate *x)
 {
     frame f;
+    x->shape.ends++;
     uint32_t n = top_frame(x)->result_count, src = x->local_slots;
     WD_TRY(pop_ctrl(x, &f));
     if (x->live && f.fixups == NONE)
@@ -1762,6 +1769,7 @@ static wd_status do_memory(xlate *x, const wd_body_imm *im)
     if (im->op != WD_OP_DATA_DROP)
         WD_TRY(need_memory(x));
     if (im->op == WD_OP_MEMORY_INIT || im->op == WD_OP_DATA_DROP) {
+        x->shape.data_op = true;
         if (im->x >= x->m->data_count)
             return invalid(x, "unknown data segment %" PRIu32, im->x);
     }
@@ -2402,6 +2410,7 @@ static wd_status store_code(xlate *x)
     c->result_slots = x->type->result_count;
     c->max_slots = WD_MAX(x->local_slots + x->max_height, c->result_slots);
     c->wasm_insn_count = x->wasm_insn_count;
+    c->shape = x->shape;
     c->set_cost = x->costs->op[wd_cost_index(0, 0x21)]; /* local.set */
     x->m->funcs[x->func_idx].code = c;
     return WD_OK;
