@@ -182,7 +182,7 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
     wd_ctx_init(&s->ctx);
     s->kernel_debug = true;
     s->debug_to_stderr = debug_to_stderr;
-    s->model_name = "pvm-2.0";
+    s->model_name = "pvm";
     s->cfg.version = WD_PVM_V6;
     s->cfg.preimage_dir = "preimage";
     s->cfg.dal_dir = "dal_pages";

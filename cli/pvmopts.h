@@ -21,7 +21,7 @@
     "  --timings-file FILE     write debug output as JSON lines with timestamps to FILE\n"        \
     "  --installer-config F    apply an SDK installer config (.yaml or .json, `set` only)\n"      \
     "  --flamecharts-dir DIR   where profile files go\n"                                          \
-    "  --tick-model NAME|FILE  pvm-2.0 (default), flat-1, or a model file\n"                     \
+    "  --tick-model NAME|FILE  pvm (default), flat-1, or a model file\n"                     \
     "  --no-fuse               no fused instructions: `step instr` steps each WebAssembly\n"      \
     "                          instruction (same ticks, slower)\n"
 

@@ -55,6 +55,11 @@
  *   MEMORY_INIT a=d slot (s a+1, n a+2) b=data segment     DATA_DROP a=data segment
  *   REF_NULL  a=dst (null is 0)   REF_IS_NULL a=dst b=src   REF_FUNC a=dst b=function index
  *   METER     a=charge of the block (see above)
+ *   (edge)    a conditional branch, or a br_table entry's DATA, charges `edge` ticks more
+ *             when it is taken (the PVM's steps from the branch to its target label: the
+ *             labels it leaves, the values it carries, the height it joins), when the
+ *             charge fits 16 bits; else its taken edge is a block of its own. The charge
+ *             is dynamic: it does not enter the block's METER.
  *   NOP_COST  nothing; carries a cost
  *   JMP       a=target insn index
  *   BR_IF_NZ  a=target b=condition slot: jump when fp[b].u32 != 0
@@ -97,9 +102,11 @@ typedef enum wd_opcode {
 #undef IOP
     WD_OP_COUNT
 } wd_opcode;
+_Static_assert(WD_OP_COUNT <= 65536, "wd_insn.op is 16 bits");
 
 typedef struct wd_insn {
-    uint32_t op;
+    uint16_t op;
+    uint16_t edge; /* a conditional branch's (or a br_table entry's) taken edge: its charge */
     uint32_t a;
     union {
         struct {
@@ -138,6 +145,8 @@ typedef struct wd_code {
     uint32_t max_slots;   /* frame size: locals plus the deepest operand stack */
     uint32_t wasm_insn_count; /* WebAssembly instructions in the body (for decode costs) */
     wd_body_shape shape;      /* what the PVM's decoder steps over (vm/pvmticks.c) */
+    uint32_t garbage_at;      /* 1 + the offset of the first `return` that leaves values
+                               * below its results (translate.c do_return), or 0 */
     uint32_t set_cost;    /* the cost of a local.set (see "Peephole fusion") */
 } wd_code;
 

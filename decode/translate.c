@@ -34,7 +34,7 @@
  *   instruction it emits; elided ones (nop, block, drop, untargeted end, ...) leave it
  *   `pending` for the next emitted instruction of the same basic block, and a NOP_COST
  *   carries it where the block ends first. Values carried by a taken branch or a block
- *   exit cost costs->branch_per_value each, returned values costs->return_per_result.
+ *   exit cost costs->per_value each, returned values costs->per_value.
  *
  * - Speed. The main loop (translate_body) decodes the common instructions itself, their
  *   short immediates inline, and calls their handlers directly; the rest, 0xFC ones,
@@ -194,6 +194,7 @@ typedef struct xlate {
     const char *what;     /* what errors name instead of the instruction, or NULL */
     uint32_t wasm_insn_count;
     wd_body_shape shape;
+    uint32_t garbage_at; /* wd_code.garbage_at */
 } xlate;
 
 static wd_insn *tail(xlate *x, uint32_t k);
@@ -513,7 +514,8 @@ WD_INLINE uint32_t put(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c
     WD_ASSERT(x->insn_count < x->insn_cap);
     uint32_t i = x->insn_count++;
     wd_insn *in = &x->insns[i];
-    in->op = op;
+    in->op = (uint16_t)op;
+    in->edge = 0;
     in->a = a;
     in->b = b;
     in->c = c;
@@ -629,8 +631,9 @@ static void link_branch(xlate *x, frame *f, uint32_t idx)
 
 static wd_status emit_cond_branch(xlate *x, bool when_true, uint32_t h, uint32_t *idx);
 
-/* Emits a JMP or (op BR_IF_NZ) a branch on the popped condition at height h to f's label. */
-static wd_status emit_branch(xlate *x, uint32_t op, uint32_t h, frame *f)
+/* Emits a JMP or (op BR_IF_NZ) a branch on the popped condition at height h to f's label;
+ * a conditional one charges `edge` more when taken (code.h, "(edge)"). */
+static wd_status emit_branch(xlate *x, uint32_t op, uint32_t h, frame *f, uint32_t edge)
 {
     uint32_t idx = 0;
     if (op == WD_OP_BR_IF_NZ)
@@ -638,6 +641,7 @@ static wd_status emit_branch(xlate *x, uint32_t op, uint32_t h, frame *f)
     else
         WD_TRY(emit(x, op, NONE, 0, 0, &idx));
     link_branch(x, f, idx);
+    x->insns[idx].edge = (uint16_t)edge;
     close_block(x);
     return WD_OK;
 }
@@ -1213,6 +1217,62 @@ static void terminate(xlate *x)
     close_block(x);
 }
 
+/* ---- the PVM's structural costs --------------------------------------------------------
+ * base/costs.h names them; vm/tickmodel.c gives the Octez rule of each. Octez keeps a value
+ * stack per label (only the values pushed since the label began), so what a join or a
+ * return costs depends on static heights: the values carried, and the values the receiving
+ * label already holds (H). */
+
+#define EDGE_MAX UINT16_MAX /* the most a branch's `edge` holds */
+
+/* H of frame f: the values its enclosing label held when f began, below f's params. For the
+ * function's frame that is the caller's label: charged after the call (post_call). */
+static uint32_t outer_height(const xlate *x, const frame *f)
+{
+    return f == x->ctrls ? 0 : f->height - f[-1].height;
+}
+
+/* f's label joins its enclosing label carrying n values (LS_Consolidate_top, Breaking 0). */
+static uint64_t join_cost(const xlate *x, const frame *f, uint32_t n)
+{
+    const wd_costs *c = x->costs;
+    return c->concat + (uint64_t)c->per_value * n + (uint64_t)c->per_outer * outer_height(x, f);
+}
+
+/* The fall-through end of block, loop or if arm f: From_block at the list's end, the join. */
+static uint64_t end_cost(const xlate *x, const frame *f)
+{
+    return x->costs->label_step + join_cost(x, f, f->result_count);
+}
+
+/* A taken branch to frame t, `depth` labels out, after the br itself: a Breaking step per
+ * label left, then the join (a loop's `loop` runs again: one more step), or at the
+ * function's label its Label_result (the frame's return is charged after the call). */
+static uint64_t branch_cost(const xlate *x, const frame *t, uint32_t depth)
+{
+    const wd_costs *c = x->costs;
+    uint64_t n = (uint64_t)c->label_step * depth;
+    if (t->kind == K_FUNC)
+        return n + c->label_step;
+    return n + join_cost(x, t, label_arity(t)) + (t->kind == K_LOOP ? c->label_step : 0);
+}
+
+/* The branch a br_if or br_table takes: it queues a br (one step), which then runs. */
+static uint64_t queued_branch_cost(const xlate *x, const frame *t, uint32_t depth)
+{
+    return x->costs->label_step + branch_cost(x, t, depth);
+}
+
+/* A cost for the next instruction emitted (the first of the block after a call). */
+static void charge_next(xlate *x, uint64_t cost)
+{
+    if (cost == 0)
+        return;
+    if (x->pending_off == NONE)
+        x->pending_off = x->op_off;
+    x->pending += cost;
+}
+
 /* ---- control instructions ------------------------------------------------------------- */
 
 static const uint8_t value_types[] = {WD_I32,  WD_I64,     WD_F32,      WD_F64,
@@ -1277,11 +1337,12 @@ static wd_status do_else(xlate *x)
     if (top_frame(x)->kind != K_IF)
         return wd_fail(x->err, WD_ERR_MALFORMED, x->op_off, "END opcode expected");
     frame f;
+    uint64_t end = end_cost(x, top_frame(x));
     WD_TRY(materialize_top(x, top_frame(x)->result_count));
     WD_TRY(pop_ctrl(x, &f));
     if (x->live) {
-        x->cur += (uint64_t)x->costs->branch_per_value * f.result_count;
-        WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
+        x->cur += end;
+        WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f, 0));
     }
     close_block(x);
     set_live(x, f.live_in);
@@ -1302,20 +1363,24 @@ static wd_status do_end(xlate *x)
 {
     frame f;
     x->shape.ends++;
+    uint64_t carry = end_cost(x, top_frame(x));
     WD_TRY(materialize_top(x, top_frame(x)->result_count));
     WD_TRY(pop_ctrl(x, &f));
     if (f.kind == K_IF && !same_types(f.param_count, f.params, f.result_count, f.results))
         return invalid(x, "type mismatch in if: no else branch, but the results differ "
                           "from the params");
     bool fall = x->live;
-    uint64_t carry = (uint64_t)x->costs->branch_per_value * f.result_count;
     if (fall)
         x->cur += carry;
-    if (f.kind == K_IF && f.else_fixup != NONE && carry != 0) {
-        /* The false edge of an if without else carries values too: it gets a block of
-         * its own that charges them, and the then branch jumps over it. */
+    if (f.kind == K_IF && f.else_fixup != NONE && carry != 0 && carry <= EDGE_MAX) {
+        /* The false edge of an if without else runs its empty else arm: the branch to the
+         * end charges that arm's end when taken. */
+        x->insns[f.else_fixup].edge = (uint16_t)carry;
+    } else if (f.kind == K_IF && f.else_fixup != NONE && carry != 0) {
+        /* too much for an edge: the false edge gets a block of its own that charges it,
+         * and the then branch jumps over it */
         if (fall)
-            WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f));
+            WD_TRY(emit_branch(x, WD_OP_JMP, 0, &f, 0));
         close_block(x);
         set_live(x, fall = true);
         patch(x, f.else_fixup, x->insn_count);
@@ -1357,15 +1422,19 @@ static wd_status do_end_func(xlate *x)
         WD_TRY(return_src(x, 0, n, &src));
     else
         WD_TRY(materialize_range(x, 0, n)); /* where the branches to the end left theirs */
-    uint64_t ret = (uint64_t)x->costs->return_per_result * f.result_count;
+    /* the natural end: From_block at the body's end, Label_result; branches to the end
+     * paid their own way (branch_cost); the caller pays the frame's return (post_call) */
+    uint64_t fin = 2 * (uint64_t)x->costs->label_step;
     if (f.fixups != NONE) {
+        if (x->live)
+            x->cur += fin;
         WD_TRY(flush(x));
         patch(x, f.fixups, x->insn_count);
         set_live(x, true);
-        x->cur = ret;
+        x->cur = 0;
         WD_TRY(emit(x, WD_OP_RETURN, x->local_slots, f.result_count, 0, NULL));
     } else if (x->live) {
-        x->cur += ret;
+        x->cur += fin;
         WD_TRY(emit(x, WD_OP_RETURN, src, f.result_count, 0, NULL));
     }
     set_live(x, false);
@@ -1382,15 +1451,14 @@ static wd_status do_br(xlate *x, uint32_t depth)
     WD_TRY(pop_n(x, label_types(f), n));
     if (x->live) {
         uint32_t h = x->val_count, src = slot(x, h);
-        x->cur += (uint64_t)x->costs->branch_per_value * n;
+        x->cur += branch_cost(x, f, depth);
         if (f->kind == K_FUNC) {
             /* to the function's end, whose return follows at once */
-            x->cur += (uint64_t)x->costs->return_per_result * n;
             WD_TRY(return_src(x, h, n, &src));
             WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
         } else {
             WD_TRY(move_values(x, slot(x, f->height), h, n));
-            WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
+            WD_TRY(emit_branch(x, WD_OP_JMP, 0, f, 0));
         }
     }
     terminate(x);
@@ -1399,20 +1467,19 @@ static wd_status do_br(xlate *x, uint32_t depth)
 
 /* br_if to f's label carrying the n popped values below the popped condition at height
  * `cond` (emitted before they are pushed back, which would forget lazy ones). */
-static wd_status emit_br_if(xlate *x, frame *f, uint32_t cond, uint32_t n)
+static wd_status emit_br_if(xlate *x, frame *f, uint32_t cond, uint32_t n, uint64_t taken)
 {
     uint32_t h = cond - n, src = slot(x, h), dst = slot(x, f->height);
-    uint64_t carry = (uint64_t)x->costs->branch_per_value * n;
     WD_TRY(materialize_range(x, h, cond)); /* the fall-through edge keeps them in place */
-    if ((n == 0 || src == dst) && carry == 0)
-        return emit_branch(x, WD_OP_BR_IF_NZ, cond, f);
+    if ((n == 0 || src == dst) && taken <= EDGE_MAX)
+        return emit_branch(x, WD_OP_BR_IF_NZ, cond, f, (uint32_t)taken);
     /* the taken edge moves (and pays for) the values in a block of its own */
     uint32_t skip = 0;
     WD_TRY(emit_cond_branch(x, false, cond, &skip));
     close_block(x);
-    x->cur = carry;
+    x->cur = taken;
     WD_TRY(emit_moves(x, dst, src, n));
-    WD_TRY(emit_branch(x, WD_OP_JMP, 0, f));
+    WD_TRY(emit_branch(x, WD_OP_JMP, 0, f, 0));
     x->insns[skip].a = x->insn_count;
     return WD_OK;
 }
@@ -1425,7 +1492,7 @@ static wd_status do_br_if(xlate *x, uint32_t depth)
     uint32_t cond = x->val_count, n = label_arity(f);
     WD_TRY(pop_n(x, label_types(f), n));
     if (x->live)
-        WD_TRY(emit_br_if(x, f, cond, n));
+        WD_TRY(emit_br_if(x, f, cond, n, queued_branch_cost(x, f, depth)));
     return push_n(x, label_types(f), n);
 }
 
@@ -1464,12 +1531,18 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
     WD_TRY(pop_n(x, label_types(f), arity));
     if (x->live) {
         uint32_t src = slot(x, x->val_count);
-        x->cur += (uint64_t)x->costs->branch_per_value * arity;
         WD_TRY(reserve(x, im->count + 1));
         WD_TRY(emit(x, WD_OP_BR_TABLE, index, im->count + 1, arity, NULL));
         for (uint32_t i = 0; i <= im->count; i++) {
-            frame *g = &x->ctrls[x->ctrl_count - 1 - (i < im->count ? labels[i] : im->y)];
+            uint32_t depth = i < im->count ? labels[i] : im->y;
+            frame *g = &x->ctrls[x->ctrl_count - 1 - depth];
+            uint64_t taken = queued_branch_cost(x, g, depth);
+            if (taken > EDGE_MAX)
+                return invalid(x, "br_table target %" PRIu32 " costs %" PRIu64 " ticks to reach, "
+                                  "more than this implementation's limit of %u",
+                               depth, taken, EDGE_MAX);
             uint32_t idx = put(x, WD_OP_DATA, NONE, slot(x, g->height), src, 0, x->op_off);
+            x->insns[idx].edge = (uint16_t)taken;
             link_branch(x, g, idx);
         }
     }
@@ -1480,14 +1553,43 @@ static wd_status do_br_table(xlate *x, const wd_body_imm *im)
 static wd_status do_return(xlate *x)
 {
     uint32_t n = x->type->result_count, src = 0;
+    /* Returning hands the innermost label's whole stack to the caller, untrimmed: values
+     * below the results stay in the caller's label (RULES.md 6.4, item 5). Their first
+     * cost is charged here; what they cost the caller's later joins is not modelled, so
+     * such a return is recorded (wd_code.garbage_at). */
+    uint32_t v = x->val_count - top_frame(x)->height;
     WD_TRY(pop_n(x, x->type->results, n));
     if (x->live) {
-        x->cur += (uint64_t)x->costs->return_per_result * n;
+        x->cur += x->costs->label_step;
+        if (v > n) {
+            x->cur += (uint64_t)x->costs->per_value * (v - n);
+            if (x->garbage_at == 0)
+                x->garbage_at = x->op_off + 1;
+        }
         WD_TRY(return_src(x, x->val_count, n, &src));
         WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
     }
     terminate(x);
     return WD_OK;
+}
+
+/* After a call: the callee's frame returns its values into this label, which holds h values
+ * (SK_Consolidate_label_result). A host function returns without a frame: only
+ * frame_return (its invoke's last two steps). A callee that may be either (an import, or
+ * call_indirect's) gets a METER of its own right after the call, charging what only a wasm
+ * frame's return costs; the interpreter's host calls step over it. */
+static void post_call(xlate *x, bool wasm, uint32_t results, uint32_t h)
+{
+    const wd_costs *c = x->costs;
+    uint64_t back = (uint64_t)c->per_value * results + (uint64_t)c->per_outer * h;
+    if (!wasm) {
+        open_block(x);
+        x->charge = (uint32_t)WD_MIN(back, UINT32_MAX);
+        x->icosts[x->meter] = x->charge;
+        close_block(x);
+        back = 0;
+    }
+    charge_next(x, c->frame_return + back);
 }
 
 /* call (op CALL: idx a function) or call_indirect (idx a type, of table `table`). */
@@ -1517,11 +1619,12 @@ static wd_status do_call(xlate *x, uint32_t op, uint32_t idx, uint32_t table)
         WD_TRY(pop(x, WD_I32));
     WD_TRY(check_functype(x, ft));
     WD_TRY(pop_n(x, ft->params, ft->param_count));
-    uint32_t base = slot(x, x->val_count);
+    uint32_t base = slot(x, x->val_count), h = x->val_count - top_frame(x)->height;
     WD_TRY(push_n(x, ft->results, ft->result_count));
     if (x->live) {
         WD_TRY(emit(x, op, idx, base, table, NULL));
         close_block(x);
+        post_call(x, op == WD_OP_CALL && idx >= m->import_func_count, ft->result_count, h);
     }
     return WD_OK;
 }
@@ -2411,6 +2514,7 @@ static wd_status store_code(xlate *x)
     c->max_slots = WD_MAX(x->local_slots + x->max_height, c->result_slots);
     c->wasm_insn_count = x->wasm_insn_count;
     c->shape = x->shape;
+    c->garbage_at = x->garbage_at;
     c->set_cost = x->costs->op[wd_cost_index(0, 0x21)]; /* local.set */
     x->m->funcs[x->func_idx].code = c;
     return WD_OK;

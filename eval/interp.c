@@ -8,7 +8,8 @@
  * after its CALL, also while a host function it called runs); the top frame's ip is written
  * when the thread stops, and is the instruction a resume runs first.
  *
- * Hooks: `call` fires once the callee's frame is pushed (t->ticks includes the CALL), `ret`
+ * Hooks: `call` fires once the callee's frame is pushed, at the tick where the reference
+ * profiler opens its node (the CALL charged but for costs->call_open), `ret`
  * while the ending frame is still on the stack. A host function has no frame; its `ret`
  * fires once the ticks it charged are paid (see wd_eval_state.debt).
  *
@@ -79,14 +80,17 @@ WD_NOINLINE static void hook_call(wd_thread *t, const wd_func *f, wd_call_kind k
     const wd_hooks *h = t->hooks;
     if (h == NULL)
         return;
+    /* where the reference profiler opens the callee's node: before the call instruction's
+     * last steps (base/costs.h call_open) */
+    uint64_t at = t->ticks - (t->costs != NULL ? WD_MIN(t->costs->call_open, t->ticks) : 0);
     if (kind == WD_CALL_DIRECT || kind == WD_CALL_INDIRECT) {
         uint32_t tag =
             f->hook_gen == h->records_gen ? f->hook_tag[kind - WD_CALL_DIRECT] : UINT32_MAX;
-        if (tag != UINT32_MAX && record(h, WD_HOOK_REC_CALL | (uint64_t)tag << 8, t->ticks))
+        if (tag != UINT32_MAX && record(h, WD_HOOK_REC_CALL | (uint64_t)tag << 8, at))
             return;
     }
     if (h->call != NULL)
-        h->call(h->ud, t->ticks, f, kind);
+        h->call(h->ud, at, f, kind);
 }
 
 /* The hooks hear a return (RETURN offers it to the records first). */
@@ -147,6 +151,8 @@ wd_status wd_interp_call_host(wd_thread *t, wd_func *f, wd_val *args, uint64_t e
 {
     wd_eval_state *es = t->eval_private;
     es->in_host = true;
+    if (t->costs != NULL)
+        wd_eval_charge(t, t->costs->host_entry); /* the invoke's steps before h's countdown */
     wd_status st = f->host(t, f->host_ud, args, err);
     es->in_host = false;
     es->debt_func = f;
@@ -285,6 +291,16 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         JUMP();                                                                                    \
     } while (0)
 
+/* A taken conditional branch to `p`: its edge's charge (code.h, "(edge)"), dynamic. */
+#define TAKE(p)                                                                                    \
+    do {                                                                                           \
+        uint32_t e_ = ip->edge;                                                                    \
+        if (WD_UNLIKELY(e_ > remaining))                                                           \
+            goto dyn_short;                                                                        \
+        remaining -= e_;                                                                           \
+        GO_BLOCK(p);                                                                               \
+    } while (0)
+
 #define SAVE(at)                                                                                   \
     do {                                                                                           \
         frame->ip = (at);                                                                          \
@@ -420,8 +436,10 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         const wd_code *cc_ = callee->code;                                                         \
         if (WD_UNLIKELY(cc_ == NULL))                                                              \
             goto host_call;                                                                        \
-        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots))  \
+        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots)) { \
+            callee_entry = cc_->costs[0]; /* the failing invoke runs to its end */                 \
             goto exhausted;                                                                        \
+        }                                                                                          \
         for (wd_val *z_ = nfp + cc_->param_slots, *e_ = nfp + cc_->local_slots; z_ < e_; z_++) {   \
             z_->u64 = 0;                                                                           \
             __asm__("" : "+r"(z_));                                                                \
@@ -504,6 +522,7 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
     wd_trap trap;
     wd_func *callee;
     wd_val *nfp;
+    uint32_t callee_entry = 0;
 
     /* Always start slow: a resume may land mid-block, where nothing is prepaid. */
     SET_SLOW();
@@ -563,11 +582,15 @@ loop_top:
     }
     CASE(BR_IF_NZ)
     {
-        GO_BLOCK(U32(B) != 0 ? base + A : ip + 1);
+        if (U32(B) != 0)
+            TAKE(base + A);
+        GO_BLOCK(ip + 1);
     }
     CASE(BR_IF_Z)
     {
-        GO_BLOCK(U32(B) == 0 ? base + A : ip + 1);
+        if (U32(B) == 0)
+            TAKE(base + A);
+        GO_BLOCK(ip + 1);
     }
     CASE(BR_TABLE)
     {
@@ -575,6 +598,9 @@ loop_top:
         if (i >= B)
             i = B - 1;
         const wd_insn *e = ip + 1 + i;
+        if (WD_UNLIKELY(e->edge > remaining))
+            goto dyn_short;
+        remaining -= e->edge;
         if (arity == 1)
             fp[e->b] = fp[e->c];
         else if (arity > 1)
@@ -964,7 +990,9 @@ loop_top:
 #define BRCMP(name, cond)                                                                          \
     CASE(name)                                                                                     \
     {                                                                                              \
-        GO_BLOCK((cond) ? base + A : ip + 1);                                                      \
+        if (cond)                                                                                  \
+            TAKE(base + A);                                                                        \
+        GO_BLOCK(ip + 1);                                                                          \
     }
     CMPS(BRCMP, BR_I32, , U32, S32, U32(C), S32(C))
     CMPS(BRCMP, BR_I32, _I, U32, S32, C, (int32_t)C)
@@ -1115,7 +1143,9 @@ meter_slow:
     NEXT();
 
 host_call: {
-    SAVE(ip + 1);
+    /* a host call's site is followed by the METER of what only a wasm callee's return
+     * costs (translate.c post_call): the host's return steps over it */
+    SAVE(ip + 2);
     if (hooks != NULL)
         hook_call(t, callee, WD_CALL_HOST);
     bool paid;
@@ -1131,7 +1161,7 @@ host_call: {
         wd_interp_unwind(t);
         return st;
     }
-    ip++;
+    ip += 2;
     if (!paid) { /* stopped at the limit with host ticks owed: the call ends on resume */
         SET_SLOW();
         goto stop_ticks;
@@ -1174,6 +1204,7 @@ exhausted: {
     uint32_t i = (uint32_t)(ip - base);
     if (!t->slow)
         remaining += block_rest(code, i + 1);
+    remaining -= WD_MIN(remaining, callee_entry);
     SAVE(ip);
     bool fresh = err->status == WD_OK;
     wd_fail(err, WD_EXHAUSTED, code->offsets[i], "call stack exhausted");

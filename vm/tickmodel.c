@@ -29,8 +29,8 @@ typedef struct field {
 #define FIELD(f) {#f, offsetof(wd_costs, f)}
 static const field fields[] = {
     FIELD(call_per_param),     FIELD(call_per_local),       FIELD(call_entry),
-    FIELD(return_per_result),  FIELD(branch_per_value),     FIELD(bulk_per_byte),
-    FIELD(bulk_per_elem),      FIELD(grow_per_page),        FIELD(host_per_byte),
+    FIELD(bulk_per_byte),      FIELD(bulk_copy_per_byte),   FIELD(bulk_per_elem),
+    FIELD(bulk_copy_per_elem), FIELD(grow_per_page),        FIELD(host_per_byte),
     FIELD(host_per_access),    FIELD(decode_per_section),   FIELD(decode_per_item),
     FIELD(decode_per_insn),    FIELD(decode_per_name_char), FIELD(decode_per_data_byte),
     FIELD(decode_per_custom),  FIELD(link_base),            FIELD(link_per_import),
@@ -76,7 +76,9 @@ static void build_flat1(wd_costs *c)
 {
     start_model(c, "flat-1", 1);
     c->bulk_per_byte = 1;
+    c->bulk_copy_per_byte = 1;
     c->bulk_per_elem = 1;
+    c->bulk_copy_per_elem = 1;
     c->host_per_byte = 1;
     c->decode_per_section = 1;
     c->decode_per_item = 1;
@@ -91,65 +93,58 @@ static void build_flat1(wd_costs *c)
     c->init_per_data_byte = 1;
 }
 
-/* pvm-2.0: follows the reference PVM's small-step costs (reference/pvm.md sections 4.4 and
- * 6.1) as closely as static rules can state them. Exact parity with the Octez binary is
- * not claimed; each number below says where it comes from.
+/* pvm: the Octez WASM PVM's own count (shared/reference/octez-ticks/RULES.md; Octez files
+ * in tezos/tezos-mirror). A tick is one Eval.step; most admin steps of a label are 3 ticks
+ * (SK_Start -> SK_Next LS_Start -> LS_Modify_top -> SK_Start, eval.ml frame_step).
  *
- *   what                                  ticks   derivation
- *   plain instruction (numeric, local,    6       fetched through a From_block admin
- *     global, memory, const, drop, ...)           instruction (3 ticks) and executed (3)
- *   block, loop, if (entering)            6       a plain instruction that pushes a label
- *   end, else (leaving a block)           1       "one per value carried + 1"
- *   value carried out of a block or by    1       branch_per_value
- *     a taken branch
- *   br, br_if, br_table, return           6       a plain instruction, plus the values
- *   function return, per result           1       "one tick per result value + 1"
- *   call                                  6       fetch and Invoke
- *   call_indirect                         7       one more for the table lookup
- *   function entry                        3       Invoke, Inv_start, push frame
- *     per parameter                       2       one per argument, one per concat step
- *     per declared local                  2       one per local, one per concat step
- *   memory.fill/copy/init, per byte       24      expanded to 7-8 admin instructions
- *   table.fill/copy/init, per element     24      the same expansion
- *   host function, per byte moved         42      Tick_model: 42 per byte read/written
- *   host function, per storage access     1       Tick_model: a durable tree access
- *   decode, per step                      1       Decode.module_step: per section header,
- *                                                 vector item, instruction, name
- *                                                 character, data byte; a custom section
- *                                                 is skipped in one step
- *   link                                  1 + 1 per import
- *   init, per global                      3       its initialiser, one admin instruction
- *   init, per element / data byte         24      the per-element / per-byte memory.init
- *                                                 expansion applied to active segments
- *   init, base                            10      module instantiation's small steps
- */
-static void build_pvm2(wd_costs *c)
+ *   what                                    ticks  Octez rule (src/lib_webassembly/exec/eval.ml)
+ *   plain instruction                       6      From_block fetch 3 + Plain 3 (step_instr)
+ *   block, loop                             6      the same; Vector.split of params is free
+ *   if                                      9      + the Plain (Block arm) it queues
+ *   else                                    0      no instruction: the then-list ends
+ *   label_step                              3      From_block at a list's end, Breaking k > 0,
+ *                                                  Plain br (br_if, br_table), loop re-run,
+ *                                                  Returning, Trapping, Label_result
+ *   concat + per_value * |vs| + per_outer   4,1,1  LS_Consolidate_top, Breaking 0 (label_step)
+ *     * |vs_outer|
+ *   frame_return + values + caller's        2      SK_Consolidate_label_result (frame_step)
+ *     label values
+ *   call_entry + 2 params + 2 locals        8,2,2  invoke_step (Inv_start .. LS_Push_frame)
+ *   call_open                               2      profiling.ml opens a node at the
+ *                                                  LS_Start of Plain (Call _)
+ *   host_entry, then h, then frame_return   3      invoke_step of a host function (5 + h)
+ *   final_step                              1      SK_Result / SK_Trapped
+ *   memory.fill, memory.init, table.fill,   42/n   memory_fill_meta_instr etc.: 7 meta + 7
+ *     table.init                                   plain steps per unit
+ *   memory.copy, table.copy                 48/n   8 + 8 per unit
+ *   host functions                          42/B,  host_funcs.ml Tick_model: 42 per byte,
+ *                                           1/acc  1 per durable tree access
+ *   decode, link, init                      steps  vm/pvmticks.c (decode.ml module_step,
+ *                                                  wasm_vm.ml Link, eval.ml init_step) */
+static void build_pvm(wd_costs *c)
 {
-    start_model(c, "pvm-2.0", 6);
-    c->op[0x05] = 1; /* else */
-    c->op[0x0B] = 1; /* end */
-    c->op[0x11] = 7; /* call_indirect */
-    c->call_entry = 3;
+    start_model(c, "pvm", 6);
+    c->op[0x04] = 9; /* if */
+    c->op[0x05] = 0; /* else */
+    c->op[0x0B] = 0; /* end: a structural cost */
+    c->label_step = 3;
+    c->concat = 4;
+    c->per_value = 1;
+    c->per_outer = 1;
+    c->frame_return = 2;
+    c->call_entry = 8;
     c->call_per_param = 2;
     c->call_per_local = 2;
-    c->return_per_result = 1;
-    c->branch_per_value = 1;
-    c->bulk_per_byte = 24;
-    c->bulk_per_elem = 24;
+    c->call_open = 2;
+    c->host_entry = 3;
+    c->final_step = 1;
+    c->bulk_per_byte = 42;
+    c->bulk_copy_per_byte = 48;
+    c->bulk_per_elem = 42;
+    c->bulk_copy_per_elem = 48;
     c->host_per_byte = 42;
     c->host_per_access = 1;
-    c->decode_per_section = 1;
-    c->decode_per_item = 1;
-    c->decode_per_insn = 1;
-    c->decode_per_name_char = 1;
-    c->decode_per_data_byte = 1;
-    c->decode_per_custom = 1;
-    c->link_base = 1;
-    c->link_per_import = 1;
-    c->init_base = 10;
-    c->init_per_global = 3;
-    c->init_per_elem = 24;
-    c->init_per_data_byte = 24;
+    c->pvm_phases = true;
 }
 
 typedef struct builtin {
@@ -158,7 +153,7 @@ typedef struct builtin {
 } builtin;
 
 static const builtin builtins[] = {
-    {"pvm-2.0", build_pvm2},
+    {"pvm", build_pvm},
     {"flat-1", build_flat1},
 };
 
