@@ -5,7 +5,7 @@
 #
 # Runs each workload of the list (bench/workloads.list) once under
 # `valgrind --tool=callgrind`: plain workloads as `wasmdbg invoke FILE bench SMALL
-# --tick-model pvm-2.0` (the SMALL column; `run` when it is -), kernels as `wasmdbg run FILE
+# --tick-model pvm` (the SMALL column; `run` when it is -), kernels as `wasmdbg run FILE
 # ARGS`. Instruction counts (Ir) do not depend on machine load, so they are the figures to
 # quote before and after a change. Also runs each once natively with the flat-1 model, whose
 # ticks are the wasm instructions executed (plus one per byte of bulk memory operations,
@@ -78,7 +78,7 @@ top_of() {
 
 summary="$OUT/summary.md"
 {
-    printf '| callgrind | size | Ir | pvm-2.0 ticks | flat-1 ticks | Ir / flat-1 tick | '
+    printf '| callgrind | size | Ir | pvm ticks | flat-1 ticks | Ir / flat-1 tick | '
     echo "where: interp.c handlers (share of the loop's Ir), or functions (of all Ir) |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
 } >"$summary"
@@ -106,7 +106,7 @@ while read -r name kind _type file small args; do
     "$WASMDBG" "$@" --tick-model flat-1 >"$OUT/$name.flat.txt" 2>&1 </dev/null
     instrs=$(ticks "$OUT/$name.flat.txt" "$kind")
     valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.out" \
-        "$WASMDBG" "$@" --tick-model pvm-2.0 >"$OUT/$name.stdout.txt" 2>"$OUT/$name.valgrind.txt" \
+        "$WASMDBG" "$@" --tick-model pvm >"$OUT/$name.stdout.txt" 2>"$OUT/$name.valgrind.txt" \
         </dev/null
     rc=$?
     ir=$(awk '/Collected :/ { print $NF }' "$OUT/$name.valgrind.txt")

@@ -2,7 +2,7 @@
  *
  *   loadtime [--reps N] [--threads N] [--header] [--once] FILE... [--pvm FILE...]
  *
- * For each module: decode (read, validate and translate every body, with the pvm-2.0 tick
+ * For each module: decode (read, validate and translate every body, with the pvm tick
  * model summed into block charges; in PVM mode, floats rejected, for the files after
  * --pvm) and, when the module has no imports, instantiation (store, link, memories,
  * tables, globals, segments; not the start function), each repeated N times (default 11).
@@ -231,7 +231,7 @@ int main(int argc, char **argv)
     bool once = false;
     wd_decode_opts opts;
     memset(&opts, 0, sizeof opts); /* the defaults, whatever fields the options gain */
-    opts.costs = wd_tickmodel_builtin("pvm-2.0");
+    opts.costs = wd_tickmodel_builtin("pvm");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--pvm") == 0) {
             opts.pvm = true;

@@ -3,7 +3,7 @@
  *   runner [--wasmdbg PATH] [--list FILE] [--reps N] [--out DIR]
  *
  * Runs every workload of the list (bench/workloads.list) on wasmdbg (`invoke FILE run
- * --tick-model pvm-2.0`; kernels: `run FILE ARGS`, and `profile FILE ARGS` when the build
+ * --tick-model pvm`; kernels: `run FILE ARGS`, and `profile FILE ARGS` when the build
  * has it) and on every peer found: wabt's wasm-interp and node on PATH, wasm3 and WAMR's
  * iwasm when the environment variables WASM3 and IWASM name them. The runtimes take turns
  * (the order rotates each repetition) so that a change in machine load hits them all
@@ -285,7 +285,7 @@ static void build_argv(enum rt_id rt, const workload *w, const char **argv)
             argv[n++] = w->file;
             argv[n++] = "run";
             argv[n++] = "--tick-model";
-            argv[n++] = "pvm-2.0";
+            argv[n++] = "pvm";
         }
         break;
     case WASM3:
@@ -692,7 +692,7 @@ static void report_header(FILE *f, int reps)
     fprintf(f,
             ". Each time is the median (min-max) in ms of %d run%s (at most %d for a runtime "
             "whose first run took over %.1f s; at least %d for the kernels), one process per "
-            "run, wall clock; wasmdbg meters with pvm-2.0; \"wasmdbg profiling\" is `wasmdbg "
+            "run, wall clock; wasmdbg meters with pvm; \"wasmdbg profiling\" is `wasmdbg "
             "profile` (kernels only, its output files included).\n\n",
             reps, reps == 1 ? "" : "s", SLOW_REPS, SLOW_SECS, KERNEL_REPS);
 }
@@ -876,7 +876,7 @@ static void report(FILE *f, int reps)
     report_header(f, reps);
     report_times(f);
     fprintf(f, "wasmdbg's time divided by each peer's (below 1: wasmdbg is faster), and "
-               "wasmdbg's ticks (pvm-2.0), ticks per second and peak memory:\n\n");
+               "wasmdbg's ticks (pvm), ticks per second and peak memory:\n\n");
     report_ratios(f);
     fprintf(f, "Peak resident memory (max over the runs):\n\n");
     report_memory(f);

@@ -240,6 +240,15 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         tab->elems[i + k] = ref;
 }
 
+/* A br_table entry's moves of the values it carries. */
+WD_INLINE void br_table_moves(wd_val *fp, const wd_insn *e, uint32_t arity)
+{
+    if (arity == 1)
+        fp[e->b] = fp[e->c];
+    else if (arity > 1)
+        memmove(fp + e->b, fp + e->c, arity * sizeof *fp);
+}
+
 /* ---- the loop ---- */
 
 #define A      (ip->a)
@@ -291,15 +300,27 @@ WD_NOINLINE static void table_fill(wd_table *tab, uint32_t i, uint64_t ref, uint
         JUMP();                                                                                    \
     } while (0)
 
-/* A taken conditional branch to `p`: its edge's charge (code.h, "(edge)"), dynamic. */
-#define TAKE(p)                                                                                    \
+/* A taken branch to `p`, the METER heading its target, charging `edge` more (code.h,
+ * "(edge)") and doing `moves` on the way: the edge's charge and the target block's in one
+ * test; when both do not fit, the edge alone is tried as a dynamic cost (dyn_short, before
+ * any move), then GO_BLOCK. TAKE is a conditional branch's. */
+#define TAKE_EDGE(edge, p, moves)                                                                  \
     do {                                                                                           \
-        uint32_t e_ = ip->edge;                                                                    \
-        if (WD_UNLIKELY(e_ > remaining))                                                           \
-            goto dyn_short;                                                                        \
-        remaining -= e_;                                                                           \
-        GO_BLOCK(p);                                                                               \
+        const wd_insn *p_ = (p);                                                                   \
+        uint64_t e_ = (edge), need_ = e_ + p_->a;                                                  \
+        if (WD_UNLIKELY(remaining < need_ || t->brake)) {                                          \
+            if (e_ > remaining)                                                                    \
+                goto dyn_short;                                                                    \
+            remaining -= e_;                                                                       \
+            moves;                                                                                 \
+            GO_BLOCK(p_);                                                                          \
+        }                                                                                          \
+        moves;                                                                                     \
+        remaining -= need_;                                                                        \
+        ip = p_ + 1;                                                                               \
+        JUMP();                                                                                    \
     } while (0)
+#define TAKE(p) TAKE_EDGE(ip->edge, p, (void)0)
 
 #define SAVE(at)                                                                                   \
     do {                                                                                           \
@@ -598,14 +619,7 @@ loop_top:
         if (i >= B)
             i = B - 1;
         const wd_insn *e = ip + 1 + i;
-        if (WD_UNLIKELY(e->edge > remaining))
-            goto dyn_short;
-        remaining -= e->edge;
-        if (arity == 1)
-            fp[e->b] = fp[e->c];
-        else if (arity > 1)
-            memmove(fp + e->b, fp + e->c, arity * sizeof *fp);
-        GO_BLOCK(base + e->a);
+        TAKE_EDGE(e->edge, base + e->a, br_table_moves(fp, e, arity));
     }
     CASE(RETURN)
     {
@@ -1189,6 +1203,8 @@ on_trap: {
         remaining += block_rest(code, i + 1);
     if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
         remaining += code->set_cost; /* the local.set folded into it did not run */
+    if (costs != NULL) /* the Trapping step: where the reference profiler closes the frame */
+        remaining -= WD_MIN(remaining, costs->label_step);
     SAVE(ip);
     bool fresh = err->status == WD_OK;
     record_trap(err, trap, inst, fp, ip, code->offsets[i]);
