@@ -774,7 +774,7 @@ loop_top:
         uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)s + n > st->size || (uint64_t)d + n > dt->size))
             TRAP(WD_TRAP_TABLE_OOB);
-        CHARGE_DYN(DYN(bulk_per_elem) * n, n);
+        CHARGE_DYN(DYN(bulk_copy_per_elem) * n, n);
         if (n != 0)
             memmove(dt->elems + d, st->elems + s, (size_t)n * sizeof *dt->elems);
         NEXT();
@@ -886,7 +886,7 @@ loop_top:
         uint32_t d = U32(A), s = U32(A + 1), n = U32(A + 2);
         if (WD_UNLIKELY((uint64_t)s + n > mem_size || (uint64_t)d + n > mem_size))
             TRAP(WD_TRAP_MEMORY_OOB);
-        CHARGE_DYN(DYN(bulk_per_byte) * n, n);
+        CHARGE_DYN(DYN(bulk_copy_per_byte) * n, n);
         if (n != 0)
             memmove(mem + d, mem + s, n);
         NEXT();
