@@ -1,6 +1,8 @@
 /* pvmopts.c: the reference debugger's options, shared by the PVM subcommands. */
 #include "cli/pvmopts.h"
 
+#include <errno.h>
+
 #include <inttypes.h>
 #include <jansson.h>
 #include <signal.h>
@@ -212,6 +214,14 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
             s->flamecharts_dir = v;
         } else if ((v = value_of(argc, argv, &i, "--tick-model", NULL)) != NULL) {
             s->model_name = v;
+        } else if ((v = value_of(argc, argv, &i, "--ticks-per-snapshot", NULL)) != NULL) {
+            char *end = NULL;
+            errno = 0;
+            unsigned long long n = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+            if (end == NULL || *end != '\0' || errno != 0 || n < 2)
+                return usage(help, "--ticks-per-snapshot takes a whole number of ticks, at "
+                                   "least 2, not %s", v);
+            s->cfg.period = n;
         } else if (strcmp(argv[i], "--no-kernel-debug") == 0) {
             s->kernel_debug = false;
         } else if (strcmp(argv[i], "--no-fuse") == 0) {

@@ -22,6 +22,7 @@
     "  --installer-config F    apply an SDK installer config (.yaml or .json, `set` only)\n"      \
     "  --flamecharts-dir DIR   where profile files go\n"                                          \
     "  --tick-model NAME|FILE  pvm (default), flat-1, or a model file\n"                     \
+    "  --ticks-per-snapshot N  the PVM's period, in ticks (default: the version's, 5e13)\n"     \
     "  --no-fuse               no fused instructions: `step instr` steps each WebAssembly\n"      \
     "                          instruction (same ticks, slower)\n"
 
