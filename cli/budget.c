@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/profhook.h"
 #include "cli/pvmopts.h"
+#include "vm/tickmodel.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -20,10 +21,10 @@ static const char budget_help[] =
     "check: runs the kernel over every inbox and compares its ticks (total, per phase, per\n"
     "level, per function) with the budget file's bounds; prints a table sorted by the worst\n"
     "overrun. Exit 0 when every bound holds, 1 when one is exceeded or a run traps or gets\n"
-    "stuck, 2 on usage or input errors (unknown fields, another tick model, a function the\n"
-    "kernel no longer has).\n"
+    "stuck, 2 on usage or input errors (unknown fields, another tick model or a retired one,\n"
+    "a function the kernel no longer has).\n"
     "update: writes the measured figures as the budget, keeping an existing file's tolerances\n"
-    "and tracked functions.\n"
+    "and tracked functions; it also renews a budget recorded under a retired tick model.\n"
     "\n" WD_PVM_OPTIONS_HELP
     "budget options:\n"
     "  --budget FILE           the budget file (JSON; see README.md, Budgets)\n"
@@ -937,6 +938,37 @@ static int parse_opts(copts *o, int argc, char **argv, char **rest, int *nrest)
     return -1;
 }
 
+/* `check` of a budget recorded under a retired tick model: refused before anything runs,
+ * with the `update` that records it anew (this command line without check's own output
+ * options, nor a retired --tick-model). Returns -1 or the exit code. */
+static int refuse_retired(const budget *b, const char *path, int argc, char **argv)
+{
+    if (wd_tickmodel_retired(b->model) == NULL)
+        return -1;
+    const char **words = calloc((size_t)argc + 2, sizeof *words);
+    if (words == NULL)
+        return bad(path, "out of memory", "");
+    size_t n = 0;
+    words[n++] = "wasmdbg";
+    words[n++] = "budget";
+    words[n++] = "update";
+    for (int i = 2; i < argc; i++) {
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "--github") == 0)
+            continue;
+        bool junit = strcmp(argv[i], "--junit") == 0;
+        bool retired = strcmp(argv[i], "--tick-model") == 0 && wd_tickmodel_retired(value) != NULL;
+        if (value != NULL && (junit || retired)) {
+            i++; /* the option's value goes with it */
+            continue;
+        }
+        words[n++] = argv[i];
+    }
+    int code = wd_cli_refuse_retired(path, b->model, words, n);
+    free(words);
+    return code;
+}
+
 static int check(wd_cli_pvm *s, const copts *o, const budget *b, const measured *m,
                  wd_prof *prof)
 {
@@ -979,7 +1011,12 @@ static int update(wd_cli_pvm *s, const copts *o, const budget *old, bool had_old
                 "budget\n", o->budget_path);
         return WD_EXIT_FAILED;
     }
-    return write_budget(s, o, old, had_old, m, prof, wd_pvm_module(s->pvm));
+    int code = write_budget(s, o, old, had_old, m, prof, wd_pvm_module(s->pvm));
+    if (code == WD_EXIT_OK && had_old && wd_tickmodel_retired(old->model) != NULL)
+        printf("budget %s: replaced figures recorded under the retired tick model %s (tolerances "
+               "and tracked functions kept)\n",
+               o->budget_path, old->model);
+    return code;
 }
 
 static int measure_and_go(wd_cli_pvm *s, const copts *o, bool is_check, budget *b,
@@ -1035,6 +1072,8 @@ int wd_cli_budget(int argc, char **argv)
     if (code < 0 && (is_check || probe != NULL)) {
         code = budget_load(&pctx, o.budget_path, &b);
         had_old = code < 0;
+        if (code < 0 && is_check)
+            code = refuse_retired(&b, o.budget_path, argc, argv);
     }
     wd_prof *prof = NULL;
     wd_error err;

@@ -39,6 +39,16 @@ int wd_cli_diff(int argc, char **argv);
 struct json_t;
 bool wd_cli_print_json(struct json_t *doc);
 
+/* When `model`, the tick model the figures of the file at `path` were recorded under, is a
+ * retired one (wd_tickmodel_retired), prints why they cannot be compared with any figures
+ * now and the command that records them anew (`words`, shell-quoted where needed):
+ *   wasmdbg: PATH: recorded under tick model M, which was .... Its figures cannot be
+ *   compared with today's: record them anew with `wasmdbg ...`
+ * and returns WD_EXIT_USAGE; else returns -1 and prints nothing. Every reader of a recorded
+ * model name (budget, diff, report) goes through here. */
+int wd_cli_refuse_retired(const char *path, const char *model, const char *const *words,
+                          size_t count);
+
 /* Reads the module at `path`: a binary module as it is, a text module (.wat, .wast)
  * converted by `wat2wasm --debug-names` into a temporary file (so it gets a name
  * section). *out is owned by the caller (wd_free). Errors: WD_ERR_IO with a message

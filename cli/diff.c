@@ -136,7 +136,11 @@ static bool load(const char *path, dprof *p)
         fprintf(stderr, "wasmdbg: %s: not a profile of `wasmdbg profile --json`\n", path);
         return false;
     }
-    return true;
+    const char *kernel = json_string_value(json_object_get(p->doc, "kernel"));
+    const char *const again[] = {"wasmdbg",  "profile", kernel != NULL ? kernel : "KERNEL",
+                                 "--inputs", "INPUTS",  "--json"};
+    const char *model = json_string_value(json_object_get(p->doc, "tick_model"));
+    return wd_cli_refuse_retired(path, model, again, WD_ARRAY_COUNT(again)) < 0;
 }
 
 static uint64_t ticks_of(json_t *v)

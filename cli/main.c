@@ -1,6 +1,8 @@
 /* main.c: wasmdbg's entry point: picks the subcommand. */
 #include "cli/cli.h"
 
+#include "vm/tickmodel.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +90,43 @@ bool wd_cli_print_json(json_t *doc)
     puts(text);
     free(text);
     return true;
+}
+
+/* Prints `word` so that a POSIX shell reads it back as one word: as it is when it holds
+ * only characters no shell treats specially, else in single quotes. */
+static void put_shell_word(FILE *f, const char *word)
+{
+    static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                "0123456789_-+=.,/:@%";
+    if (word[0] != '\0' && strspn(word, plain) == strlen(word)) {
+        fputs(word, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *p = word; *p != '\0'; p++) {
+        if (*p == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(*p, f);
+    }
+    fputc('\'', f);
+}
+
+int wd_cli_refuse_retired(const char *path, const char *model, const char *const *words,
+                          size_t count)
+{
+    const char *why = wd_tickmodel_retired(model);
+    if (why == NULL)
+        return -1;
+    fprintf(stderr,
+            "wasmdbg: %s: recorded under tick model %s, which %s. Its figures cannot be "
+            "compared with today's: record them anew with `",
+            path, model, why);
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            fputc(' ', stderr);
+        put_shell_word(stderr, words[i]);
+    }
+    fputs("`\n", stderr);
+    return WD_EXIT_USAGE;
 }

@@ -121,6 +121,14 @@ int wd_cli_report(int argc, char **argv)
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
         return WD_EXIT_USAGE;
     }
+    const char *kernel = meta(r, "kernel", "KERNEL");
+    const char *const again[] = {"wasmdbg", "profile",  kernel, "--inputs",
+                                 "INPUTS",  "--record", o.path};
+    if (wd_cli_refuse_retired(o.path, wd_trace_meta_get(r, "tick_model"), again,
+                              WD_ARRAY_COUNT(again)) >= 0) {
+        wd_trace_close(r);
+        return WD_EXIT_USAGE;
+    }
     wd_prof_config cfg = {.mode = WD_PROF_AUTO};
     if (!parse_mode(o.mode ? o.mode : meta(r, "mode", "auto"), &cfg.mode))
         cfg.mode = WD_PROF_AUTO;

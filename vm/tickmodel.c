@@ -25,19 +25,29 @@ typedef struct field {
     size_t offset;
 } field;
 
+/* The costs a model file may set besides instructions': the dynamic ones, which scale with
+ * an operand (bytes, elements, pages, host accesses). */
 // clang-format off
 #define FIELD(f) {#f, offsetof(wd_costs, f)}
 static const field fields[] = {
-    FIELD(call_per_param),     FIELD(call_per_local),       FIELD(call_entry),
-    FIELD(bulk_per_byte),      FIELD(bulk_copy_per_byte),   FIELD(bulk_per_elem),
-    FIELD(bulk_copy_per_elem), FIELD(grow_per_page),        FIELD(host_per_byte),
-    FIELD(host_per_access),    FIELD(decode_per_section),   FIELD(decode_per_item),
-    FIELD(decode_per_insn),    FIELD(decode_per_name_char), FIELD(decode_per_data_byte),
-    FIELD(decode_per_custom),  FIELD(link_base),            FIELD(link_per_import),
-    FIELD(init_base),          FIELD(init_per_global),      FIELD(init_per_elem),
-    FIELD(init_per_data_byte),
+    FIELD(bulk_per_byte),      FIELD(bulk_copy_per_byte), FIELD(bulk_per_elem),
+    FIELD(bulk_copy_per_elem), FIELD(grow_per_page),      FIELD(host_per_byte),
+    FIELD(host_per_access),
 };
 #undef FIELD
+
+/* The structural costs: the PVM's admin steps around control flow, and the phases. They
+ * are the base model's rules (under pvm, eval.ml's own steps, matched tick for tick); a
+ * file that changed one would count neither as the PVM does nor as a plain weighting of
+ * instructions, so a file cannot set them. */
+static const char *const structural[] = {
+    "label_step",         "concat",           "per_value",            "per_outer",
+    "frame_return",       "call_entry",       "call_per_param",       "call_per_local",
+    "call_open",          "host_entry",       "final_step",           "pvm_phases",
+    "decode_per_section", "decode_per_item",  "decode_per_insn",      "decode_per_name_char",
+    "decode_per_data_byte", "decode_per_custom", "link_base",         "link_per_import",
+    "init_base",          "init_per_global",  "init_per_elem",        "init_per_data_byte",
+};
 // clang-format on
 
 static uint32_t *field_ptr(wd_costs *c, const field *f)
@@ -175,6 +185,27 @@ const wd_costs *wd_tickmodel_builtin(const char *name)
     return NULL;
 }
 
+/* Models wasmdbg once had, with what to say about each (words that follow its name). The
+ * figures recorded under one (budgets, profiles, traces) count ticks some other way than
+ * any model now, so they are never compared with today's, and its name never comes back
+ * for another model. */
+typedef struct retired_model {
+    const char *name, *why;
+} retired_model;
+
+static const retired_model retired[] = {
+    {"pvm-2.0", "was an approximation of the PVM's ticks that wasmdbg no longer has; the "
+                "default model, pvm, counts exactly as the Octez PVM does"},
+};
+
+const char *wd_tickmodel_retired(const char *name)
+{
+    for (size_t i = 0; name != NULL && i < WD_ARRAY_COUNT(retired); i++)
+        if (strcmp(name, retired[i].name) == 0)
+            return retired[i].why;
+    return NULL;
+}
+
 /* ---- names ---- */
 
 /* True when op is the first ops.def instruction spelled like it ("select" appears twice). */
@@ -207,7 +238,15 @@ const char *wd_tickmodel_name(uint32_t i)
     return i < WD_ARRAY_COUNT(fields) ? fields[i].name : NULL;
 }
 
-/* Sets the cost called `name`; false when no instruction or field has that name. */
+static bool is_structural(const char *name)
+{
+    for (size_t i = 0; i < WD_ARRAY_COUNT(structural); i++)
+        if (strcmp(name, structural[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Sets the cost called `name`; false when no instruction or settable field has that name. */
 static bool set_cost(wd_costs *c, const char *name, uint32_t value)
 {
     for (size_t i = 0; i < WD_ARRAY_COUNT(fields); i++) {
@@ -399,7 +438,7 @@ static void name_from_path(const char *path, char *name, size_t cap)
     snprintf(name, cap, "%.*s", (int)WD_MIN(len, cap - 1), base);
 }
 
-static wd_status apply_costs(const loader *ld, json_t *costs, wd_costs *c)
+static wd_status apply_costs(const loader *ld, json_t *costs, const char *base, wd_costs *c)
 {
     if (!json_is_object(costs))
         return fail_at_key(ld, NULL, "costs", "expected an object for");
@@ -407,6 +446,13 @@ static wd_status apply_costs(const loader *ld, json_t *costs, wd_costs *c)
     json_t *value;
     json_object_foreach(costs, key, value)
     {
+        if (is_structural(key)) {
+            int line = find_key_line(ld->text, ld->size, "costs", key);
+            return wd_fail(ld->err, WD_ERR_USAGE, (size_t)line,
+                           "%s:%d: cost \"%s\" is structural: fixed by the base model's rules "
+                           "(%s), not by a file",
+                           ld->path, line, key, base);
+        }
         if (!json_is_integer(value) || json_integer_value(value) < 0 ||
             json_integer_value(value) > (json_int_t)UINT32_MAX)
             return fail_at_key(ld, "costs", key, "expected an integer from 0 to 4294967295 for");
@@ -414,6 +460,56 @@ static wd_status apply_costs(const loader *ld, json_t *costs, wd_costs *c)
             return fail_at_key(ld, "costs", key, "unknown cost name");
     }
     return WD_OK;
+}
+
+/* The built-in model the file starts from; its name goes to *base. */
+static wd_status apply_base(const loader *ld, json_t *root, const char **base, wd_costs *c)
+{
+    /* The default base is pvm, the default model: a file that names no base changes the
+     * count wasmdbg makes when given no model, and its structural costs, which a file
+     * cannot set, are then the PVM's own. (It was flat-1 while the PVM's model was the
+     * approximate pvm-2.0; a file written then without "base" now starts from pvm.) */
+    json_t *base_key = json_object_get(root, "base");
+    const char *name = *base = base_key != NULL ? json_string_value(base_key) : "pvm";
+    const char *why = wd_tickmodel_retired(name);
+    if (why != NULL) {
+        int line = find_key_line(ld->text, ld->size, NULL, "base");
+        /* Short words around `why`, which is long: the message must fit wd_error.msg. */
+        return wd_fail(ld->err, WD_ERR_USAGE, (size_t)line, "%s:%d: base %s %s", ld->path, line,
+                       name, why);
+    }
+    const wd_costs *from = wd_tickmodel_builtin(name);
+    if (from == NULL)
+        return fail_at_key(ld, NULL, "base", "unknown built-in model in");
+    *c = *from;
+    return WD_OK;
+}
+
+/* The model's name: the file's "name", else the file name. A built-in or retired model's
+ * name is refused: figures recorded under it would be taken for that model's. */
+static wd_status apply_name(const loader *ld, json_t *root, wd_costs *c)
+{
+    json_t *name = json_object_get(root, "name");
+    if (name != NULL) {
+        if (json_string_length(name) == 0 || json_string_length(name) >= sizeof c->name ||
+            strlen(json_string_value(name)) != json_string_length(name))
+            return fail_at_key(ld, NULL, "name", "expected 1 to 31 bytes in");
+        snprintf(c->name, sizeof c->name, "%s", json_string_value(name));
+    } else {
+        name_from_path(ld->path, c->name, sizeof c->name);
+    }
+    bool builtin = wd_tickmodel_builtin(c->name) != NULL;
+    if (wd_tickmodel_retired(c->name) == NULL && !builtin)
+        return WD_OK;
+    int line = name != NULL ? find_key_line(ld->text, ld->size, NULL, "name") : 0;
+    char at[16] = "";
+    if (name != NULL)
+        snprintf(at, sizeof at, ":%d", line);
+    return wd_fail(ld->err, WD_ERR_USAGE, (size_t)line,
+                   "%s%s: the model's name, %s%s, is a %s tick model's: %s", ld->path, at,
+                   c->name, name != NULL ? "" : " (from the file name)",
+                   builtin ? "built-in" : "retired",
+                   name != NULL ? "choose another" : "set \"name\"");
 }
 
 static wd_status apply_model(const loader *ld, json_t *root, wd_costs *c)
@@ -432,22 +528,11 @@ static wd_status apply_model(const loader *ld, json_t *root, wd_costs *c)
         if (!is_string)
             return fail_at_key(ld, NULL, key, "expected a string for");
     }
-    json_t *base = json_object_get(root, "base");
-    const wd_costs *from = wd_tickmodel_builtin(base != NULL ? json_string_value(base) : "flat-1");
-    if (from == NULL)
-        return fail_at_key(ld, NULL, "base", "unknown built-in model in");
-    *c = *from;
-    json_t *name = json_object_get(root, "name");
-    if (name != NULL) {
-        if (json_string_length(name) == 0 || json_string_length(name) >= sizeof c->name ||
-            strlen(json_string_value(name)) != json_string_length(name))
-            return fail_at_key(ld, NULL, "name", "expected 1 to 31 bytes in");
-        snprintf(c->name, sizeof c->name, "%s", json_string_value(name));
-    } else {
-        name_from_path(ld->path, c->name, sizeof c->name);
-    }
+    const char *base;
+    WD_TRY(apply_base(ld, root, &base, c));
+    WD_TRY(apply_name(ld, root, c));
     json_t *costs = json_object_get(root, "costs");
-    return costs != NULL ? apply_costs(ld, costs, c) : WD_OK;
+    return costs != NULL ? apply_costs(ld, costs, base, c) : WD_OK;
 }
 
 wd_status wd_tickmodel_load(const char *path, wd_costs *out, wd_error *err)
@@ -479,6 +564,11 @@ wd_status wd_tickmodel_load(const char *path, wd_costs *out, wd_error *err)
 
 wd_status wd_tickmodel_get(const char *name_or_path, wd_costs *out, wd_error *err)
 {
+    const char *why = wd_tickmodel_retired(name_or_path);
+    if (why != NULL) {
+        memset(out, 0, sizeof *out);
+        return wd_fail(err, WD_ERR_USAGE, 0, "tick model %s %s", name_or_path, why);
+    }
     const wd_costs *b = wd_tickmodel_builtin(name_or_path);
     if (b != NULL) {
         *out = *b;

@@ -7,12 +7,16 @@
 #      NAME.status exactly (nothing is masked: the output has no wall times). They cover a
 #      budget that holds, bounds exceeded by a function, a phase and a level, tolerances at
 #      the edge (ticks and percent) and one tick over, a stale tick model, a missing function,
-#      unknown fields, a stuck kernel, the --json and --github formats, usage errors.
+#      unknown fields, a stuck kernel, the --json and --github formats, usage errors; the
+#      retired model pvm-2.0: a budget recorded under it, --tick-model pvm-2.0, a model file
+#      based on it, a model file setting a structural cost, `diff` of a profile of it.
 #      --update rewrites the expected files (review the diff).
 #   2. JUnit XML (--junit FILE) against tests/budget/*.junit.xml.
 #   3. `update`: a new budget (no file yet) and an update of an existing file (tolerances,
 #      tracked functions and description kept) equal the expected files, and `check` then
-#      passes; `update` on a stuck kernel exits 1 and leaves the file alone.
+#      passes; `update` over a budget of the retired model rewrites it under today's (and
+#      says so), then `check` passes; `update` on a stuck kernel exits 1 and leaves the file
+#      alone.
 #   4. `wasmdbg diff` of two profiles of the example kernel (two inputs files): exact output,
 #      text and JSON; exit 2 for different tick models, usage errors, a file that is not a
 #      profile. The differential flamegraph (--svg): of the kernel's profiles given as their
@@ -74,6 +78,8 @@ status() {
 for cmd in "$dir"/*.cmd; do
     if run_case "${cmd%.cmd}" /dev/null cat; then ok; else fail "${cmd%.cmd}"; fi
 done
+# A budget of the retired model is refused before anything runs: no JUnit file either.
+[ ! -e "$TMP/retired.xml" ] && ok || fail "retired-model: a JUnit file was written"
 
 # ---- 2. JUnit XML ---------------------------------------------------------------------------
 
@@ -117,6 +123,42 @@ for b in holds over-function; do
     "$wasmdbg" budget check "${K[@]}" --budget "$TMP/$b.json" >/dev/null 2>&1 || st=$?
     status check-after-update-$b 0 $st
 done
+
+# A budget recorded under the retired model (pvm-2.0): `update` is the fix. It rewrites the
+# file under today's model, says it replaced the old model's figures, keeps the description,
+# tolerances and tracked functions; `check` then passes. (Figures are not compared here:
+# they are the model's.)
+cp $dir/retired-model.budget.json "$TMP/retired.json"
+st=0
+"$wasmdbg" budget update "${K[@]}" --budget "$TMP/retired.json" >"$TMP/retired.out" \
+    2>"$TMP/retired.err" || st=$?
+status update-retired 0 $st
+sed -n 2p "$TMP/retired.out" >"$TMP/retired.line"
+echo "budget $TMP/retired.json: replaced figures recorded under the retired tick model pvm-2.0" \
+    "(tolerances and tracked functions kept)" >"$TMP/retired.want"
+[ "$(wc -l <"$TMP/retired.out")" = 2 ] && cmp -s "$TMP/retired.want" "$TMP/retired.line" &&
+    [ ! -s "$TMP/retired.err" ] && ok || fail "update-retired: output"
+if command -v python3 >/dev/null; then
+    python3 - "$TMP/retired.json" <<'PY' && ok || fail "update-retired: the file"
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b["tick_model"] == "pvm", b["tick_model"]
+assert b["description"].startswith("figures of the approximate model")
+assert b["total"]["tolerance"] == "1%" and b["phases"]["kernel_run"]["tolerance"] == 1000
+assert list(b["functions"]) == ["do_hash", "do_mint"]
+assert b["functions"]["do_hash"]["tolerance"] == "2%"
+assert b["total"]["max"] > 0 and len(b["levels"]) == 3
+PY
+else
+    grep -q '"tick_model": "pvm",' "$TMP/retired.json" && ok || fail "update-retired: the file"
+fi
+st=0
+"$wasmdbg" budget check "${K[@]}" --budget "$TMP/retired.json" >/dev/null 2>&1 || st=$?
+status check-after-update-retired 0 $st
+st=0
+"$wasmdbg" budget update "${K[@]}" --budget "$TMP/retired.json" >"$TMP/renewed.out" 2>&1 || st=$?
+status update-renewed 0 $st
+[ "$(wc -l <"$TMP/renewed.out")" = 1 ] && ok || fail "update-renewed: the note again"
 
 # A stuck kernel has no budget: exit 1, the file is left as it was.
 cp $dir/stuck.budget.json "$TMP/stuck.json"
@@ -293,7 +335,7 @@ frame small-escaped "$S" '&lt;&amp;&quot;&apos;&gt;' new \
     '&lt;&amp;&quot;&apos;&gt;: new, 7 ticks; self 7'
 grep -q 'data-name="gone"' "$S" && fail "small: a frame only in the old profile is drawn" || ok
 grep -q 'not drawn: 1 call path only in the old one, 30 ticks' "$S" &&
-    grep -q '>Differential flame graph: 590 -> 567 ticks (-23, -3.89%), pvm-2.0<' "$S" &&
+    grep -q '>Differential flame graph: 590 -> 567 ticks (-23, -3.89%), pvm<' "$S" &&
     ok || fail "small: title or legend"
 # Colours: red for growth, deeper for more; blue for shrinkage; grey; orange for new.
 read -r gr gg gb < <(fill "$S" grow)

@@ -6,8 +6,9 @@
 #     self-contained;
 #   - `wasmdbg report` of the run's --record trace writes the same files and summary;
 #   - the full call tree and the calling-context tree give the same figures per function;
-# then options and errors, and, when chromium is installed, the SVG's script in a headless
-# browser (zoom, search): skipped otherwise. Ends with `profile: N passed, N failed, N skipped`.
+# then options and errors (a trace of the retired tick model pvm-2.0 among them), and, when
+# chromium is installed, the SVG's script in a headless browser (zoom, search): skipped
+# otherwise. Ends with `profile: N passed, N failed, N skipped`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 wasmdbg=$1
@@ -164,6 +165,26 @@ result $ok "text kernels get symbols" "$tmp/wast.txt"
 [ $st -eq 2 ] && [ $st2 -eq 2 ] && [ $st3 -eq 2 ] && grep -q 'not a wasmdbg trace' "$tmp/e3" &&
     ok=yes || ok=no
 result $ok "usage and input errors exit 2" "$tmp/e3"
+
+# A trace recorded under the retired model (pvm-2.0) is refused: exit 2, the file, why, and
+# the command that records it anew; nothing written. Such a trace is one recorded under a
+# model file whose name has as many bytes ("pvm-2.x"), the name in its header rewritten.
+printf '{"name": "pvm-2.x"}\n' >"$tmp/pvm-2.x.json"
+"$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+    --no-kernel-debug --tick-model "$tmp/pvm-2.x.json" -o "$tmp/old-model" \
+    --record "$tmp/old.trace" >/dev/null 2>&1
+perl -0777 -pe 's/\x07pvm-2\.x/\x07pvm-2.0/' "$tmp/old.trace" >"$tmp/retired.trace"
+"$wasmdbg" report "$tmp/retired.trace" -o "$tmp/retired-report" >"$tmp/rt.out" 2>"$tmp/rt.err"
+st=$?
+want="wasmdbg: $tmp/retired.trace: recorded under tick model pvm-2.0, which was an"
+want+=" approximation of the PVM's ticks that wasmdbg no longer has; the default model, pvm,"
+want+=" counts exactly as the Octez PVM does. Its figures cannot be compared with today's:"
+want+=" record them anew with \`wasmdbg profile kernels/counter/counter.wasm --inputs INPUTS"
+want+=" --record $tmp/retired.trace\`"
+[ $st -eq 2 ] && [ ! -s "$tmp/rt.out" ] && [ "$(cat "$tmp/rt.err")" = "$want" ] &&
+    [ ! -e "$tmp/retired-report" ] && "$wasmdbg" report "$tmp/old.trace" -o "$tmp/old-report" \
+    >/dev/null 2>&1 && ok=yes || ok=no
+result $ok "report refuses a trace of the retired tick model pvm-2.0 (exit $st)" "$tmp/rt.err"
 
 # Ctrl-C on a kernel that loops (the PVM would give it a whole period, 50e12 ticks):
 # interrupt NAME CMD... starts CMD, waits for the kernel's "looping" (it is in its loop then,

@@ -61,7 +61,9 @@ TEST(tickmodel_flat1_builtin)
     CHECK_EQ(op_cost(c, 0xFC, 17), 1); /* table.fill */
     CHECK_EQ(op_cost(c, 0, 0x06), 0);  /* not an opcode */
     CHECK_EQ(c->bulk_per_byte, 1);
+    CHECK_EQ(c->bulk_copy_per_byte, 1);
     CHECK_EQ(c->bulk_per_elem, 1);
+    CHECK_EQ(c->bulk_copy_per_elem, 1);
     CHECK_EQ(c->host_per_byte, 1);
     CHECK_EQ(c->decode_per_insn, 1);
     CHECK_EQ(c->decode_per_custom, 1);
@@ -73,9 +75,25 @@ TEST(tickmodel_flat1_builtin)
     CHECK_EQ(c->init_base, 0);
     CHECK_EQ(c->call_per_param, 0);
     CHECK_EQ(c->call_entry, 0);
-    CHECK_EQ(c->branch_per_value, 0);
+    CHECK_EQ(c->label_step, 0);
+    CHECK_EQ(c->per_value, 0);
+    CHECK_EQ(c->frame_return, 0);
+    CHECK(!c->pvm_phases);
     CHECK_EQ(c->grow_per_page, 0);
     CHECK_EQ(c->host_per_access, 0);
+}
+
+/* The default model exists under its name; its values are vm/tickmodel.c's table (the
+ * Octez PVM's rules), checked against the PVM itself by tests/octez. */
+TEST(tickmodel_pvm_builtin)
+{
+    const wd_costs *c = wd_tickmodel_builtin("pvm");
+    CHECK(c != NULL);
+    CHECK(strcmp(c->name, "pvm") == 0);
+    CHECK(wd_tickmodel_builtin("pvm") == c);
+    CHECK(c->pvm_phases);
+    CHECK(c->label_step != 0);
+    CHECK(c->call_entry != 0);
 }
 
 TEST(tickmodel_unknown_builtin)
@@ -83,6 +101,35 @@ TEST(tickmodel_unknown_builtin)
     CHECK(wd_tickmodel_builtin("no-such-model") == NULL);
     CHECK(wd_tickmodel_builtin(NULL) == NULL);
     CHECK(wd_tickmodel_builtin("") == NULL);
+    CHECK(wd_tickmodel_builtin("pvm-2.0") == NULL); /* retired */
+}
+
+TEST(tickmodel_retired_names)
+{
+    const char *why = wd_tickmodel_retired("pvm-2.0");
+    CHECK(why != NULL);
+    CHECK_STR_CONTAINS(why, "was an approximation of the PVM's ticks that wasmdbg no longer has");
+    CHECK_STR_CONTAINS(why, "the default model, pvm, counts exactly as the Octez PVM does");
+    CHECK(wd_tickmodel_retired("pvm") == NULL);
+    CHECK(wd_tickmodel_retired("flat-1") == NULL);
+    CHECK(wd_tickmodel_retired("pvm-2.0 ") == NULL);
+    CHECK(wd_tickmodel_retired("") == NULL);
+    CHECK(wd_tickmodel_retired(NULL) == NULL);
+}
+
+/* --tick-model pvm-2.0 (any command): refused with the reason, never taken for a file. */
+TEST(tickmodel_get_retired_is_usage_error)
+{
+    wd_costs c;
+    wd_error err;
+    memset(&c, 0xAB, sizeof c);
+    wd_error_clear(&err);
+    CHECK_EQ(wd_tickmodel_get("pvm-2.0", &c, &err), WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "tick model pvm-2.0 was an approximation of the PVM's ticks "
+                                "that wasmdbg no longer has; the default model, pvm, counts "
+                                "exactly as the Octez PVM does");
+    CHECK(c.name[0] == '\0'); /* out is cleared */
+    CHECK_EQ(c.label_step, 0);
 }
 
 TEST(tickmodel_load_file)
@@ -91,9 +138,9 @@ TEST(tickmodel_load_file)
     wd_error err;
     const char *text = "{\"name\": \"my-model\", \"base\": \"flat-1\",\n"
                        " \"costs\": {\"i32.add\": 3, \"call_indirect\": 5,\n"
-                       "           \"call_per_param\": 1, \"bulk_per_byte\": 2,\n"
+                       "           \"bulk_copy_per_byte\": 1, \"bulk_per_byte\": 2,\n"
                        "           \"select\": 7, \"i32.trunc_sat_f32_s\": 9,\n"
-                       "           \"init_base\": 4294967295}}\n";
+                       "           \"grow_per_page\": 4294967295}}\n";
     CHECK_EQ(load_text("m.json", text, &c, &err), WD_OK);
     CHECK(strcmp(c.name, "my-model") == 0);
     CHECK_EQ(op_cost(&c, 0, 0x6A), 3);
@@ -102,23 +149,114 @@ TEST(tickmodel_load_file)
     CHECK_EQ(op_cost(&c, 0, 0x1C), 7); /* select t* */
     CHECK_EQ(op_cost(&c, 0xFC, 0), 9);
     CHECK_EQ(op_cost(&c, 0, 0x6B), 1); /* i32.sub: from the base */
-    CHECK_EQ(c.call_per_param, 1);
+    CHECK_EQ(c.bulk_copy_per_byte, 1);
     CHECK_EQ(c.bulk_per_byte, 2);
     CHECK_EQ(c.bulk_per_elem, 1);
-    CHECK_EQ(c.init_base, UINT32_MAX);
+    CHECK_EQ(c.grow_per_page, UINT32_MAX);
+    CHECK_EQ(c.link_base, 1); /* phases: flat-1's */
+    CHECK(!c.pvm_phases);
+}
+
+/* A file changes costs on top of pvm; its structural rules stay. */
+TEST(tickmodel_load_file_on_pvm)
+{
+    wd_costs c;
+    wd_error err;
+    const char *text = "{\"base\": \"pvm\", \"costs\": {\"i32.mul\": 12, \"memory.copy\": 7,\n"
+                       " \"bulk_copy_per_byte\": 50, \"host_per_access\": 2}}\n";
+    CHECK_EQ(load_text("heavy-mul.json", text, &c, &err), WD_OK);
+    const wd_costs *pvm = wd_tickmodel_builtin("pvm");
+    CHECK(strcmp(c.name, "heavy-mul") == 0);
+    CHECK_EQ(op_cost(&c, 0, 0x6C), 12);
+    CHECK_EQ(op_cost(&c, 0xFC, 10), 7);
+    CHECK_EQ(op_cost(&c, 0, 0x6A), op_cost(pvm, 0, 0x6A));
+    CHECK_EQ(c.bulk_copy_per_byte, 50);
+    CHECK_EQ(c.host_per_access, 2);
+    CHECK_EQ(c.label_step, pvm->label_step);
+    CHECK_EQ(c.call_entry, pvm->call_entry);
+    CHECK(c.pvm_phases);
+}
+
+/* The structural costs are the base model's rules: setting one names the file, the line
+ * and the key, and says why; under either base. */
+TEST(tickmodel_structural_costs_are_refused)
+{
+    // clang-format off
+    static const char *const names[] = {
+        "label_step",         "concat",           "per_value",            "per_outer",
+        "frame_return",       "call_entry",       "call_per_param",       "call_per_local",
+        "call_open",          "host_entry",       "final_step",           "pvm_phases",
+        "decode_per_section", "decode_per_item",  "decode_per_insn",      "decode_per_name_char",
+        "decode_per_data_byte", "decode_per_custom", "link_base",         "link_per_import",
+        "init_base",          "init_per_global",  "init_per_elem",        "init_per_data_byte",
+    };
+    // clang-format on
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char text[200], want[160];
+        snprintf(text, sizeof text, "{\"name\": \"s\",\n \"costs\": {\"nop\": 1,\n  \"%s\": 1}}\n",
+                 names[i]);
+        wd_costs c;
+        wd_error err;
+        CHECK_EQ(load_text("s.json", text, &c, &err), WD_ERR_USAGE);
+        snprintf(want, sizeof want,
+                 "s.json:3: cost \"%s\" is structural: fixed by the base model's rules (pvm), "
+                 "not by a file",
+                 names[i]);
+        CHECK_STR_CONTAINS(err.msg, want);
+        CHECK(c.name[0] == '\0');
+    }
+    wd_costs c;
+    wd_error err;
+    CHECK_EQ(load_text("f.json", "{\"base\": \"flat-1\", \"costs\": {\"init_base\": 0}}", &c, &err),
+             WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "f.json:1: cost \"init_base\" is structural: fixed by the base "
+                                "model's rules (flat-1)");
+    /* The names of the approximate model's structure are gone. */
+    CHECK_EQ(load_text("o.json", "{\"costs\": {\"branch_per_value\": 1}}", &c, &err), WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "o.json:1: unknown cost name \"branch_per_value\"");
+}
+
+/* A model file cannot start from the retired model nor take its name. */
+TEST(tickmodel_file_refuses_retired_model)
+{
+    wd_costs c;
+    wd_error err;
+    CHECK_EQ(load_text("r.json", "{\"name\": \"r\",\n \"base\": \"pvm-2.0\"}", &c, &err),
+             WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "r.json:2: base pvm-2.0 was an approximation of the PVM's ticks "
+                                "that wasmdbg no longer has; the default model, pvm, counts "
+                                "exactly as the Octez PVM does");
+    CHECK(c.name[0] == '\0');
+    CHECK_EQ(load_text("n.json", "{\"base\": \"pvm\",\n\n \"name\": \"pvm-2.0\"}", &c, &err),
+             WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg,
+                       "n.json:3: the model's name, pvm-2.0, is a retired tick model's: choose "
+                       "another");
+    CHECK_EQ(load_text("pvm-2.0.json", "{\"costs\": {\"nop\": 1}}", &c, &err), WD_ERR_USAGE);
+    CHECK_STR_CONTAINS(err.msg, "pvm-2.0.json: the model's name, pvm-2.0 (from the file name), is "
+                                "a retired tick model's: set \"name\"");
+    CHECK_EQ(load_text("pvm-2.0.json", "{\"name\": \"mine\"}", &c, &err), WD_OK);
+    CHECK(strcmp(c.name, "mine") == 0);
 }
 
 TEST(tickmodel_defaults)
 {
     wd_costs c;
     wd_error err;
+    const wd_costs *pvm = wd_tickmodel_builtin("pvm");
     CHECK_EQ(load_text("cheap-adds.json", "{\"costs\": {\"i64.add\": 0}}", &c, &err), WD_OK);
     CHECK(strcmp(c.name, "cheap-adds") == 0); /* from the file name */
     CHECK_EQ(op_cost(&c, 0, 0x7C), 0);
-    CHECK_EQ(op_cost(&c, 0, 0x6A), 1); /* the default base is flat-1 */
+    /* the default base is pvm, the default model (flat-1 until pvm-2.0 was retired) */
+    CHECK_EQ(op_cost(&c, 0, 0x6A), op_cost(pvm, 0, 0x6A));
+    CHECK_EQ(op_cost(&c, 0, 0x04), op_cost(pvm, 0, 0x04)); /* if */
+    CHECK_EQ(c.label_step, pvm->label_step);
+    CHECK_EQ(c.bulk_per_byte, pvm->bulk_per_byte);
+    CHECK(c.pvm_phases);
     CHECK_EQ(load_text("empty.json", "{}", &c, &err), WD_OK);
     CHECK(strcmp(c.name, "empty") == 0);
-    CHECK_EQ(c.link_base, 1);
+    CHECK(memcmp(c.op, pvm->op, sizeof c.op) == 0);
+    CHECK_EQ(c.call_entry, pvm->call_entry);
 }
 
 TEST(tickmodel_unknown_name_names_line)
@@ -224,7 +362,8 @@ TEST(tickmodel_get_builtin_or_file)
     CHECK_EQ(op_cost(&c, 0, 0x10), 10);
 }
 
-/* Every name the loader lists is accepted, and sets a distinct value. */
+/* Every name the loader lists is accepted, and sets a distinct value; the dynamic costs
+ * come last, and no structural cost is listed. */
 TEST(tickmodel_every_listed_name_loads)
 {
     uint32_t n = wd_tickmodel_name_count();
@@ -244,5 +383,10 @@ TEST(tickmodel_every_listed_name_loads)
     free(text);
     CHECK_EQ(st, WD_OK);
     CHECK_EQ(op_cost(&c, 0, 0x00), 100); /* unreachable is the first name */
-    CHECK_EQ(c.init_per_data_byte, n - 1 + 100);
+    CHECK(strcmp(wd_tickmodel_name(n - 7), "bulk_per_byte") == 0);
+    CHECK(strcmp(wd_tickmodel_name(n - 1), "host_per_access") == 0);
+    CHECK_EQ(c.bulk_per_byte, n - 7 + 100);
+    CHECK_EQ(c.host_per_access, n - 1 + 100);
+    const wd_costs *pvm = wd_tickmodel_builtin("pvm");
+    CHECK_EQ(c.label_step, pvm->label_step);
 }

@@ -1,0 +1,1 @@
+diff tests/budget/diff-retired-old.json tests/budget/diff-small-new.json
