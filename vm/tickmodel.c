@@ -498,8 +498,8 @@ static wd_status apply_name(const loader *ld, json_t *root, wd_costs *c)
     } else {
         name_from_path(ld->path, c->name, sizeof c->name);
     }
-    bool builtin = wd_tickmodel_builtin(c->name) != NULL;
-    if (wd_tickmodel_retired(c->name) == NULL && !builtin)
+    bool is_builtin = wd_tickmodel_builtin(c->name) != NULL;
+    if (wd_tickmodel_retired(c->name) == NULL && !is_builtin)
         return WD_OK;
     int line = name != NULL ? find_key_line(ld->text, ld->size, NULL, "name") : 0;
     char at[16] = "";
@@ -508,7 +508,7 @@ static wd_status apply_name(const loader *ld, json_t *root, wd_costs *c)
     return wd_fail(ld->err, WD_ERR_USAGE, (size_t)line,
                    "%s%s: the model's name, %s%s, is a %s tick model's: %s", ld->path, at,
                    c->name, name != NULL ? "" : " (from the file name)",
-                   builtin ? "built-in" : "retired",
+                   is_builtin ? "built-in" : "retired",
                    name != NULL ? "choose another" : "set \"name\"");
 }
 
