@@ -66,6 +66,10 @@ $(O)/unit_tests: $(UNIT_OBJS) $(O)/libwd.a
 $(O)/spec_runner: $(SPEC_OBJS) $(O)/libwd.a
 	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
 
+# tests/octez/phases.sh: wasmdbg's decode and init step counts, to compare with the model's.
+$(O)/pvmsteps: $(O)/tests/octez/pvmsteps.o $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+
 $(O)/base/%.o: base/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Wconversion -MMD -MP -c -o $@ $<

@@ -567,6 +567,7 @@ static wd_status read_elem(decoder *d, wd_elemseg *seg)
     if (flags > 7)
         return wd_fail(d->err, WD_ERR_MALFORMED, at, "malformed elements segment kind");
     bool exprs = flags & 4;
+    seg->exprs = exprs;
     seg->type = WD_FUNCREF;
     if (flags & 1) {
         seg->mode = flags & 2 ? WD_SEG_DECLARATIVE : WD_SEG_PASSIVE;

@@ -116,6 +116,7 @@ enum { WD_SEG_ACTIVE, WD_SEG_PASSIVE, WD_SEG_DECLARATIVE };
 typedef struct wd_elemseg {
     uint8_t mode;
     uint8_t type; /* WD_FUNCREF or WD_EXTERNREF */
+    bool exprs;   /* items written as expressions (flags 4-7), not function indices */
     uint32_t table_idx;
     wd_constexpr offset; /* active only */
     uint32_t count;

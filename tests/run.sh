@@ -20,6 +20,8 @@
 #  10. budget tests (tests/budget/run.sh: `wasmdbg budget check|update` with exact outputs
 #      and exit codes, JUnit files, update then check, byte-identical reruns; also run on
 #      the asan build in part 3)
+#  11. the Octez PVM's decode and init steps (tests/octez/phases.sh: vm/pvmticks.c against
+#      the reference model for every kernel and test module the model parses)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -171,7 +173,8 @@ smoke_tests() {
     smoke div-text 0 $'i32:-3\nticks: 4\n' invoke kernels/fib.wat div -- -7 i32:2
     smoke trap 1 $'trap: integer divide by zero in div at 0x8f\nticks: 3\n' invoke $k div 1 0
     smoke max-ticks 1 $'out of ticks after 3 ticks\n' invoke --max-ticks 3 $k div 7 2
-    printf '{"name": "slow-div", "costs": {"i32.div_s": 10}}\n' >"$logs/slow-div.json"
+    printf '{"name": "slow-div", "base": "flat-1", "costs": {"i32.div_s": 10}}\n' \
+        >"$logs/slow-div.json"
     smoke tick-model 0 $'i32:3\nticks: 13\n' invoke --tick-model "$logs/slow-div.json" $k div 7 2
     smoke no-export 2 '' invoke $k nosuch
     smoke bad-arg 2 '' invoke $k div 1 x
@@ -191,7 +194,7 @@ note "deps"
 sh tests/deps.sh || one_test no "tests/deps.sh could not install the dependencies"
 
 if build release BUILD=release build/release/unit_tests build/release/spec_runner \
-    build/release/wasmdbg; then
+    build/release/wasmdbg build/release/pvmsteps; then
     run unit-release build/release/unit_tests
     run spec-release bash tests/spec/run.sh build/release/spec_runner \
         --ticks-log "$logs/ticks-release.log"
@@ -242,6 +245,7 @@ if [ -x build/release/wasmdbg ]; then
     run repl-release bash tests/repl/run.sh build/release/wasmdbg
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
+    run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
         --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \

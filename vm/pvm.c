@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "decode/decode.h"
+#include "vm/pvmticks.h"
 
 #define MAX_REBOOTS 1000u
 
@@ -62,6 +63,8 @@ struct wd_pvm {
     wd_module *module;
     wd_status module_status;
     wd_error module_err;
+    wd_pvmticks_decode decode_steps; /* the module's decode steps (pvm_phases), once known */
+    bool decode_steps_known;
 };
 
 uint64_t wd_pvm_default_period(int version)
@@ -322,6 +325,7 @@ static wd_status load_kernel(wd_pvm *p, wd_error *err)
     }
     wd_module_free(p->module);
     p->module = NULL;
+    p->decode_steps_known = false;
     if (p->kernel_kept != NULL)
         wd_durable_release(p->durable, p->kernel_kept);
     p->kernel_kept = k;
@@ -381,10 +385,181 @@ static wd_status invoke(wd_pvm *p, wd_func *f, wd_error *err)
     return st;
 }
 
+/* ---- phases as the Octez PVM counts them (pvm_phases; vm/pvmticks.h) ---------------------
+ * From the Snapshot tick S: S -> MKStart (outside every phase), decode D, link 1 + I,
+ * init 1 + N; each `phase` call is made at the tick the reference profiler opens or closes
+ * the phase at (src/lib_wasm_debugger/profiling.ml, update_on_decode / _link / _init). */
+
+/* Decode (decode.ml module_step): the snapshot tick, then D as `decode:<section>` phases.
+ * A decode error's own tick is not modelled: the phase then ends where it began. */
+static wd_status pvm_decode(wd_pvm *p, wd_run_report *r, wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    t->ticks += WD_PVMTICKS_SNAPSHOT; /* wasm_vm.ml initial_boot_state */
+    uint64_t t0 = t->ticks;
+    phase(p, "decode", true);
+    wd_status st = load_kernel(p, err);
+    if (st == WD_OK && !p->decode_steps_known) {
+        st = wd_pvmticks_decode_steps(p->module, p->kernel, p->kernel_size, &p->decode_steps, err);
+        p->decode_steps_known = st == WD_OK;
+    }
+    if (st == WD_OK) {
+        const wd_pvmticks_decode *d = &p->decode_steps;
+        for (int i = 0; i < WD_PVMTICKS_PARTS; i++) {
+            if (i == WD_PVMTICKS_MODULE) {
+                for (uint32_t k = 0; k < p->module->custom_count; k++) {
+                    char name[96];
+                    snprintf(name, sizeof name, "decode:custom:%.80s", p->module->customs[k].name);
+                    phase(p, name, true);
+                    t->ticks += d->per_custom;
+                    phase(p, name, false);
+                }
+            }
+            if (d->part[i] == 0)
+                continue;
+            phase(p, wd_pvmticks_part_names[i], true);
+            t->ticks += d->part[i];
+            phase(p, wd_pvmticks_part_names[i], false);
+        }
+    }
+    phase(p, "decode", false);
+    r->phase[WD_PHASE_DECODE] = t->ticks - t0;
+    return st;
+}
+
+/* Link (wasm_vm.ml, Link): MKStop -> Link, then one tick per import, looked up by module and
+ * name (Host_funcs.lookup_opt ~version); an unknown one is a Link_error at its tick. Types
+ * are checked later, in init (eval.ml add_import): *mismatch is the last import whose type
+ * does not match, the first that init's right-to-left fold meets, or UINT32_MAX. */
+static wd_status pvm_link(wd_pvm *p, wd_run_report *r, wd_store *s, wd_extern *externs,
+                          uint32_t *mismatch, wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    const wd_module *m = p->module;
+    uint64_t t0 = t->ticks;
+    *mismatch = UINT32_MAX;
+    phase(p, "link", true);
+    wd_status st = wd_host_register(&p->env, s, err);
+    for (uint32_t j = 0; st == WD_OK && j < m->import_count; j++) {
+        const wd_import *imp = &m->imports[j];
+        wd_extern ext;
+        memset(&ext, 0, sizeof ext);
+        st = wd_host_resolve(&p->env, imp, &ext, err);
+        if (st == WD_OK && ext.u.func == NULL)
+            st = wd_fail(err, WD_ERR_UNLINKABLE, imp->offset, "unknown import \"%s\".\"%s\"",
+                         imp->module, imp->name);
+        if (st != WD_OK) {
+            t->ticks = t0 + wd_pvmticks_link_error(j); /* Stuck (Link_error) */
+            break;
+        }
+        if (imp->kind != WD_EXTERN_FUNC ||
+            !wd_functype_equal(ext.u.func->type, &m->types[imp->desc.type_idx]))
+            *mismatch = j;
+    }
+    if (st == WD_OK) {
+        t->ticks = t0 + wd_pvmticks_link(m);
+        if (*mismatch == UINT32_MAX)
+            st = wd_link_resolve(m, wd_host_resolve, &p->env, externs, err);
+    }
+    phase(p, "link", false);
+    r->phase[WD_PHASE_LINK] = t->ticks - t0;
+    return st;
+}
+
+/* Runs the start function as init's admin eval does: Plain (Call start), the call (the
+ * interpreter charges the callee's entry, body and end), the frame's return. */
+static wd_status pvm_start(wd_pvm *p, wd_instance *inst, const wd_pvmticks_init *n, wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    t->ticks += n->start_call;
+    p->env.in_start = true;
+    wd_status st = invoke(p, inst->funcs[p->module->start_idx], err);
+    p->env.in_start = false;
+    if (st == WD_OK)
+        t->ticks += n->start_return;
+    return st;
+}
+
+/* Init (eval.ml init_step): Link finished -> IK_Start, then N (module_instance, exports
+ * with the check of memory 0 (wasm_vm.ml ~check_module_exports:Exports_memory_0), the
+ * segments' and the start function's admin eval). The tick of a trap in a segment is not
+ * modelled: the run fails where the steps before the admin eval end. */
+static wd_status pvm_init(wd_pvm *p, wd_run_report *r, wd_store *s, const wd_extern *externs,
+                          uint32_t mismatch, wd_instance **inst, wd_error *err)
+{
+    wd_thread *t = &p->thread;
+    const wd_module *m = p->module;
+    uint64_t t0 = t->ticks;
+    wd_pvmticks_init n;
+    wd_pvmticks_init_steps(m, p->cfg.costs, &n);
+    phase(p, "init", true);
+    t->ticks += WD_PVMTICKS_TO_INIT; /* link_finished */
+    wd_status st = WD_OK;
+    bool memory0 = false;
+    for (uint32_t i = 0; i < m->export_count; i++)
+        memory0 |= m->exports[i].kind == WD_EXTERN_MEMORY && m->exports[i].idx == 0;
+    if (mismatch != UINT32_MAX) {
+        const wd_import *imp = &m->imports[mismatch];
+        t->ticks = t0 + wd_pvmticks_import_type_error(m, mismatch);
+        st = wd_fail(err, WD_ERR_UNLINKABLE, imp->offset,
+                     "incompatible import type for \"%s\".\"%s\"", imp->module, imp->name);
+    } else if (!memory0) {
+        t->ticks += n.exports_checked; /* Missing_memory_0_export */
+        st = wd_fail(err, WD_ERR_UNINSTANTIABLE, 0,
+                     "Init_error: the kernel does not export its memory 0");
+    } else {
+        t->ticks += n.before_admin;
+        st = wd_link_instantiate(s, m, externs, inst, err);
+    }
+    if (st == WD_OK)
+        t->ticks += n.segments;
+    if (st == WD_OK && m->has_start)
+        st = pvm_start(p, *inst, &n, err);
+    if (st == WD_OK)
+        t->ticks += n.end;
+    phase(p, "init", false);
+    r->phase[WD_PHASE_INIT] = t->ticks - t0;
+    return st;
+}
+
+/* Decode, link and init as the Octez PVM counts them; on success *entry is kernel_run, and
+ * the Init IK_Stop -> Eval tick is the caller's (the first of kernel_run's phase). */
+static wd_status prepare_pvm(wd_pvm *p, wd_run_report *r, wd_store *s, wd_func **entry,
+                             wd_error *err)
+{
+    WD_TRY(pvm_decode(p, r, err));
+    const wd_module *m = p->module;
+    wd_extern *externs = wd_calloc(p->ctx, m->import_count + 1u, sizeof *externs);
+    if (externs == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    uint32_t mismatch;
+    wd_instance *inst = NULL;
+    wd_status st = pvm_link(p, r, s, externs, &mismatch, err);
+    if (st == WD_OK)
+        st = pvm_init(p, r, s, externs, mismatch, &inst, err);
+    wd_free(p->ctx, externs);
+    if (st != WD_OK)
+        return st;
+    int64_t idx = wd_module_find_export(m, "kernel_run", WD_EXTERN_FUNC);
+    if (idx < 0) {
+        /* wasm_vm.ml: IK_Stop -> Eval finds no kernel_run: Stuck at S + 4 + D + I + N */
+        p->thread.ticks += WD_PVMTICKS_TO_EVAL;
+        set_stuck(p, "Invalid_state (%s)", "the kernel does not export a function kernel_run");
+        return WD_ERR_INVALID;
+    }
+    *entry = inst->funcs[m->exports[idx].idx];
+    /* the kernel reached evaluation: it becomes the fallback kernel (save_fallback_kernel) */
+    (void)wd_durable_copy(p->durable, KEY("/kernel/boot.wasm"), KEY("/readonly/kernel/boot.wasm"),
+                          false);
+    return WD_OK;
+}
+
 /* Decode, link and init of one run. On success *inst and *entry are set. */
 static wd_status prepare(wd_pvm *p, wd_run_report *r, wd_store *s, wd_func **entry,
                          wd_error *err)
 {
+    if (p->cfg.costs->pvm_phases)
+        return prepare_pvm(p, r, s, entry, err);
     wd_thread *t = &p->thread;
     uint64_t t0 = t->ticks;
     phase(p, "decode", true);
@@ -497,10 +672,37 @@ static void backtrace(const wd_pvm *p, char *out, size_t size)
     }
 }
 
+/* The end of kernel_run's eval as the Octez PVM counts it (pvm_phases), outside the
+ * kernel_run phase: after a return, the frame's return into the PVM's bottom frame,
+ * frame0's label and SK_Result; after a trap, SK_Trapped (the interpreter charged the
+ * Trapping step, the phase's last). The first Padding tick must come by the period's last
+ * tick, else the PVM is stuck (wasm_vm.ml: Too_many_ticks): the status becomes
+ * WD_OUT_OF_TICKS. */
+static wd_status eval_tail(wd_pvm *p, wd_status st, const wd_error *e)
+{
+    wd_thread *t = &p->thread;
+    const wd_costs *c = p->cfg.costs;
+    if (st == WD_OK) {
+        t->ticks += wd_pvmticks_result_tail(c, p->entry->type->result_count);
+    } else if (st == WD_TRAP && e->trap != WD_TRAP_NONE && e->trap != WD_TRAP_HOST) {
+        t->ticks += wd_pvmticks_trapped(c);
+    } else {
+        return st;
+    }
+    uint64_t last = p->cur.start + p->cfg.period - 1;
+    if (t->ticks + 1 > last) { /* the step to Padding would come too late */
+        t->ticks = WD_MIN(t->ticks, last);
+        return WD_OUT_OF_TICKS;
+    }
+    return st;
+}
+
 /* Records how the eval (or the phases before it) ended. */
 static void eval_done(wd_pvm *p, wd_status st, const wd_error *e)
 {
     wd_run_report *r = &p->cur;
+    if (p->cfg.costs->pvm_phases && p->entry != NULL && p->state != WD_PVM_STUCK)
+        st = eval_tail(p, st, e);
     char why[224];
     describe(p, e, why, sizeof why);
     p->stage = WD_STAGE_FINISHED;
@@ -511,7 +713,7 @@ static void eval_done(wd_pvm *p, wd_status st, const wd_error *e)
     if (p->state == WD_PVM_STUCK) {
         r->outcome = WD_RUN_STUCK;
         snprintf(r->reason, sizeof r->reason, "%s", p->stuck);
-    } else if (p->entry == NULL) {
+    } else if (p->entry == NULL && !(st == WD_OUT_OF_TICKS && p->cfg.costs->pvm_phases)) {
         kernel_failed(p, r, why); /* decode, link or init failed */
     } else if (st == WD_OK) {
         flag(p, KEY("/readonly/kernel/env/stuck"), false);
@@ -560,12 +762,21 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
         *err = e;
         return st;
     }
+    uint64_t run_limit = p->cur.start + p->cfg.period - 1;
+    if (p->cfg.costs->pvm_phases && t->ticks >= run_limit && p->state != WD_PVM_STUCK) {
+        /* wasm_vm.ml: at the period's last tick a state other than Padding is Stuck
+         * (Too_many_ticks): decode, link and init took the whole period */
+        t->ticks = run_limit;
+        st = WD_OUT_OF_TICKS;
+    }
     if (st != WD_OK) {
         eval_done(p, st, &e);
         return WD_OK;
     }
     p->stage = WD_STAGE_RUNNING;
     p->eval_start = t->ticks;
+    if (p->cfg.costs->pvm_phases)
+        t->ticks += WD_PVMTICKS_TO_EVAL; /* Init IK_Stop -> Eval: kernel_run's first tick */
     p->fresh = true; /* wd_eval_invoke at the first continue */
     return WD_OK;
 }
@@ -586,8 +797,10 @@ static wd_status run_continue(wd_pvm *p, uint64_t limit, wd_status *eval_st, wd_
         *err = e;
         return st;
     }
-    if (st == WD_PAUSED || (st == WD_OUT_OF_TICKS && t->ticks < run_limit))
-        return WD_OK; /* suspended: a pause, or the caller's own tick budget */
+    /* suspended: a pause, or the caller's own tick budget; out of the run's ticks, the next
+     * instruction cannot end within the period: Too_many_ticks */
+    if (st == WD_PAUSED || (st == WD_OUT_OF_TICKS && limit < run_limit))
+        return WD_OK;
     eval_done(p, st, &e);
     return WD_OK;
 }

@@ -62,7 +62,10 @@ enum { WD_PHASE_DECODE, WD_PHASE_LINK, WD_PHASE_INIT, WD_PHASE_EVAL, WD_PHASE_CO
 typedef struct wd_run_report {
     uint32_t level, index;         /* index of the run within its level */
     uint64_t start;                /* global tick at the run's first tick */
-    uint64_t phase[WD_PHASE_COUNT]; /* ticks per phase (decode includes the snapshot tick) */
+    uint64_t phase[WD_PHASE_COUNT]; /* ticks per phase; with the tick model's pvm_phases as
+                                      the Octez profiler shows them (vm/pvmticks.h: the
+                                      snapshot tick and eval's tail in none), else decode
+                                      includes the snapshot tick */
     uint64_t effective;            /* all ticks of the run but padding */
     wd_run_outcome outcome;
     bool reboot;                   /* the run asked for (and got) a reboot */

@@ -1,0 +1,2 @@
+;; The smallest module: every section absent.
+(module)
