@@ -71,7 +71,7 @@ static wd_status invoke_host(wd_thread *t, wd_func *f, wd_error *err)
     uint64_t end = WD_MAX(t->tick_limit, t->ticks);
     t->state = WD_THREAD_PAUSED;
     if (t->hooks != NULL && t->hooks->call != NULL)
-        t->hooks->call(t->hooks->ud, t->ticks, f, WD_CALL_ENTRY);
+        t->hooks->call(t->hooks->ud, t->ticks - WD_MIN(t->entry_open, t->ticks), f, WD_CALL_ENTRY);
     bool paid;
     wd_status st = wd_interp_call_host(t, f, t->stack, end, &paid, err);
     if (st != WD_OK) {
@@ -118,7 +118,7 @@ wd_status wd_eval_invoke(wd_thread *t, wd_func *f, const wd_val *args, wd_error 
         t->frame_count = 1;
         t->state = WD_THREAD_PAUSED;
         if (t->hooks != NULL && t->hooks->call != NULL)
-            t->hooks->call(t->hooks->ud, t->ticks, f, WD_CALL_ENTRY);
+            t->hooks->call(t->hooks->ud, t->ticks - WD_MIN(t->entry_open, t->ticks), f, WD_CALL_ENTRY);
         st = wd_interp_run(t, err);
     }
     es->running = false;

@@ -29,6 +29,9 @@ struct wd_thread {
     uint64_t tick_limit;  /* execution never charges past it: stops with WD_OUT_OF_TICKS */
     const wd_costs *costs; /* dynamic costs (bulk bytes, grow pages); static ones are in code */
     const wd_hooks *hooks; /* NULL: none */
+    uint32_t entry_open;  /* ticks the caller charged for an invocation before the reference
+                           * profiler opens its entry's node: the entry hook fires that much
+                           * earlier (the PVM's IK_Stop -> Eval tick) */
     bool single_step;     /* stop (WD_PAUSED) after every instruction */
     /* Read together (`brake`, non-zero for either) at every block boundary, so the fast
      * path tests one word: */

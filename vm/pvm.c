@@ -72,9 +72,11 @@ uint64_t wd_pvm_default_period(int version)
     return version >= WD_PVM_V4 ? 50000000000000ull : 11000000000ull;
 }
 
+/* Octez's stack_size_limit (wasm_vm.ml: 300 in 2.0.0, 60,000 after) counts the PVM's own
+ * bottom frame (the one holding [Invoke kernel_run]): the kernel gets one frame less. */
 uint32_t wd_pvm_default_max_frames(int version)
 {
-    return version == WD_PVM_V0 ? 300u : 60000u;
+    return version == WD_PVM_V0 ? 299u : 59999u;
 }
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -472,6 +474,7 @@ static wd_status pvm_start(wd_pvm *p, wd_instance *inst, const wd_pvmticks_init 
 {
     wd_thread *t = &p->thread;
     t->ticks += n->start_call;
+    t->entry_open = 0;
     p->env.in_start = true;
     wd_status st = invoke(p, inst->funcs[p->module->start_idx], err);
     p->env.in_start = false;
@@ -775,8 +778,10 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
     }
     p->stage = WD_STAGE_RUNNING;
     p->eval_start = t->ticks;
-    if (p->cfg.costs->pvm_phases)
+    if (p->cfg.costs->pvm_phases) {
         t->ticks += WD_PVMTICKS_TO_EVAL; /* Init IK_Stop -> Eval: kernel_run's first tick */
+        t->entry_open = WD_PVMTICKS_TO_EVAL; /* the profiler opens kernel_run before it */
+    }
     p->fresh = true; /* wd_eval_invoke at the first continue */
     return WD_OK;
 }

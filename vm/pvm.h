@@ -20,7 +20,7 @@ typedef struct wd_pvm_config {
     bool no_fuse;           /* translate one instruction per WebAssembly instruction (the
                                debugger then steps those); the same ticks */
     uint64_t period;        /* 0: the version's (50e12 from r4, 11e9 before) */
-    uint32_t max_frames;    /* 0: the version's (60,000; 300 in 2.0.0) */
+    uint32_t max_frames;    /* 0: the version's (59,999; 299 in 2.0.0: Octez counts its own) */
     const wd_hooks *hooks;  /* profiler / debugger listener, or NULL */
     void (*debug)(void *ud, const uint8_t *bytes, size_t size); /* write_debug sink */
     void *debug_ud;
