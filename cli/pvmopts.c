@@ -171,6 +171,30 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* A `return` that leaves values below its results in its block: Octez's PVM hands them all
+ * to the caller (eval.ml, Returning is not trimmed), so the caller's next instructions see
+ * other values than WebAssembly says, and its later joins cost more. wasmdbg runs such code
+ * as the specification says: it says so (docs/ticks.md, "Not modelled"). Compilers do not
+ * emit such returns; hand-written text can. */
+static void warn_garbage_returns(const char *path, const wd_module *m)
+{
+    if (m == NULL)
+        return;
+    for (uint32_t i = m->import_func_count; i < m->func_count; i++) {
+        const wd_code *c = m->funcs[i].code;
+        if (c == NULL || c->garbage_at == 0)
+            continue;
+        char name[96];
+        fprintf(stderr,
+                "wasmdbg: warning: %s: %s returns at 0x%x with values below its results in "
+                "its block; the Octez PVM hands those values to the caller, whose later "
+                "instructions then see other values and cost more ticks: from there on, "
+                "wasmdbg (which runs it as WebAssembly specifies) and the PVM differ\n",
+                path, wd_module_func_name(m, i, name, sizeof name), c->garbage_at - 1);
+        return;
+    }
+}
+
 int wd_cli_pvm_start(wd_cli_pvm *s, int argc, char **argv, const char *help,
                      bool debug_to_stderr)
 {
@@ -275,6 +299,8 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
                     wd_status_name(st), msg);
         }
     }
+    if (st == WD_OK)
+        warn_garbage_returns(s->kernel_path, wd_pvm_module(s->pvm));
     if (st == WD_OK && s->installer_path != NULL) {
         if (has_suffix(s->installer_path, ".json"))
             st = installer_json(s, &err);

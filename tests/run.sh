@@ -21,7 +21,9 @@
 #      and exit codes, JUnit files, update then check, byte-identical reruns; also run on
 #      the asan build in part 3)
 #  11. the Octez PVM's decode and init steps (tests/octez/phases.sh: vm/pvmticks.c against
-#      the reference model for every kernel and test module the model parses)
+#      the reference model for every kernel and test module the model parses), and every
+#      kernel run of a generated corpus, the shared kernels and counter against the model:
+#      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -246,6 +248,7 @@ if [ -x build/release/wasmdbg ]; then
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
     run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
+    run octez-runs bash tests/octez/run.sh build/release/wasmdbg
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
         --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \

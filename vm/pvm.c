@@ -53,6 +53,7 @@ struct wd_pvm {
     wd_reveal_prompt prompt; /* asks for reveal data not found, or NULL */
     void *prompt_ud;
     bool finished_unseen; /* FINISHED was not yet a stop of wd_pvm_advance */
+    bool too_many_ticks;  /* the run did not reach Padding within its period */
 
     /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
      * deterministic, so the figures are those of decoding it again). Its bytes are the
@@ -727,6 +728,7 @@ static void eval_done(wd_pvm *p, wd_status st, const wd_error *e)
         flag(p, KEY("/readonly/kernel/env/stuck"), true);
     } else if (st == WD_OUT_OF_TICKS) {
         r->outcome = WD_RUN_STUCK;
+        p->too_many_ticks = true;
         set_stuck(p, "Too_many_ticks%s", "");
         snprintf(r->reason, sizeof r->reason,
                  "too many ticks: the run did not finish within %llu ticks",
@@ -745,6 +747,7 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
     p->cur = (wd_run_report){.level = p->levels - 1, .index = p->run_index++,
                              .start = t->ticks, .outcome = WD_RUN_OK};
     p->cur_started = wd_clock_seconds();
+    p->too_many_ticks = false;
     /* Every run is a reboot: the flag (set by the kernel, or by the PVM when it yielded)
      * is consumed and the counter decremented; the first run of a level uses the one
      * "used to read the inbox" (pvm.md section 5). */
@@ -814,7 +817,9 @@ static wd_status run_continue(wd_pvm *p, uint64_t limit, wd_status *eval_st, wd_
 static wd_status run_end(wd_pvm *p, wd_error *err)
 {
     wd_run_report *r = &p->cur;
-    r->effective = p->thread.ticks - r->start;
+    /* a run out of ticks is Stuck from the tick after its period's last (wasm_vm.ml
+     * unsafe_next_tick_state), wherever within its last instruction that falls */
+    r->effective = p->too_many_ticks ? p->cfg.period : p->thread.ticks - r->start;
     if (p->state != WD_PVM_STUCK)
         p->state = WD_PVM_SNAPSHOT; /* end_of_run moves on from here */
     end_of_run(p, r, r->start);

@@ -92,7 +92,7 @@ def wasmdbg(opts, case, tps):
         raise Fail('wasmdbg %s: %s' % ('exited %s' % rc if rc is not None else 'failed',
                                        last_line(err) or err.strip() or last_line(out)))
     try:
-        return json.loads(out)
+        return json.loads(out), err
     except ValueError as e:
         raise Fail('wasmdbg printed no JSON (%s)' % e)
 
@@ -164,8 +164,14 @@ def check(opts, case):
         if tps is not None and not opts.period_option:
             raise Skip('wasmdbg run has no option to set the ticks per snapshot (the model '
                        'ran with --ticks-per-snapshot %d)' % tps)
-        w = wasmdbg(opts, case, tps)
+        w, err = wasmdbg(opts, case, tps)
         diffs = compare(m, w)
+        if diffs and case['name'].startswith('garbage-return-'):
+            # a known divergence (docs/ticks.md, "Not modelled"): wasmdbg must say so
+            if 'with values below its results' not in err:
+                raise Fail('differs from the model without the warning wasmdbg owes: '
+                           + '; '.join(diffs[:MAX_DIFFS]))
+            return 'ok', ''
         if diffs:
             more = len(diffs) - MAX_DIFFS
             raise Fail('; '.join(diffs[:MAX_DIFFS]) + (' (and %d more)' % more if more > 0 else ''))
