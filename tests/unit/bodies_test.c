@@ -35,7 +35,7 @@ static bool same_on_threads(const uint8_t *bytes, size_t size, bool pvm)
     wd_costs costs;
     wd_error err;
     wd_error_clear(&err);
-    if (wd_tickmodel_get("pvm-2.0", &costs, &err) != WD_OK)
+    if (wd_tickmodel_get("pvm", &costs, &err) != WD_OK)
         return false;
     wd_ctx ctx;
     wd_ctx_init(&ctx);
@@ -132,7 +132,7 @@ TEST(bodies_threads_report_the_lowest_failure)
     wd_costs costs;
     wd_error serial;
     wd_error_clear(&serial);
-    CHECK_EQ(wd_tickmodel_get("pvm-2.0", &costs, &serial), WD_OK);
+    CHECK_EQ(wd_tickmodel_get("pvm", &costs, &serial), WD_OK);
     wd_ctx ctx;
     wd_ctx_init(&ctx);
     wd_module *m = NULL;

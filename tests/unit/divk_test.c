@@ -154,8 +154,8 @@ TEST(divk_modules_agree_with_c_and_unfused_ticks)
     static uint8_t bytes[8192];
     size_t size = build(bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, size, "pvm-2.0", false, false);
-    ok = wd_test_vm_start(&plain, bytes, size, "pvm-2.0", false, true) && ok;
+    bool ok = wd_test_vm_start(&fused, bytes, size, "pvm", false, false);
+    ok = wd_test_vm_start(&plain, bytes, size, "pvm", false, true) && ok;
     if (!ok) {
         wd_test_vm_stop(&fused);
         wd_test_vm_stop(&plain);

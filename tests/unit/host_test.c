@@ -45,7 +45,7 @@ static bool fx_init(fx *f, int version)
     uint8_t *bytes = wd_test_read_file("tests/unit/data/host.wasm", &size);
     if (bytes == NULL)
         return false;
-    const wd_costs *costs = wd_tickmodel_builtin("pvm-2.0");
+    const wd_costs *costs = wd_tickmodel_builtin("pvm");
     wd_decode_opts opts = {.costs = costs, .pvm = true};
     wd_status st = wd_decode_module(&f->ctx, bytes, size, &opts, &f->m, &f->err);
     free(bytes);

@@ -94,7 +94,7 @@ static bool outbox_is(kfx *k, uint32_t level, uint32_t i, const char *bytes, siz
 TEST(pvm_echo_kernel)
 {
     kfx k;
-    CHECK_EQ(kfx_init(&k, "echo.wasm", "echo.inputs.json", WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "echo.wasm", "echo.inputs.json", WD_PVM_V6, "pvm"), WD_OK);
     CHECK_EQ(kfx_level(&k, 0), WD_OK);
     CHECK_EQ(kfx_level(&k, 1), WD_OK);
     CHECK_EQ(runs_at(&k, 0), 5); /* SOL, IPL, 2 messages, EOL */
@@ -118,7 +118,7 @@ TEST(pvm_same_ticks_every_run)
     for (int i = 0; i < 2; i++) {
         kfx k;
         CHECK_EQ(kfx_init_rollup(&k, "tx-kernel-no-verif.wasm", "tx-kernel.inputs.json",
-                                 WD_PVM_V6, "pvm-2.0", TX_ROLLUP),
+                                 WD_PVM_V6, "pvm", TX_ROLLUP),
                  WD_OK);
         CHECK_EQ(kfx_level(&k, 0), WD_OK);
         CHECK_EQ(kfx_level(&k, 1), WD_OK);
@@ -138,7 +138,7 @@ TEST(pvm_unreachable_kernel_sets_stuck_flag)
     const char *kernels[] = {"unreachable_kernel.wasm", "unreachable_rust.wasm"};
     for (int i = 0; i < 2; i++) {
         kfx k;
-        CHECK_EQ(kfx_init(&k, kernels[i], "empty-two-levels.inputs.json", WD_PVM_V6, "pvm-2.0"),
+        CHECK_EQ(kfx_init(&k, kernels[i], "empty-two-levels.inputs.json", WD_PVM_V6, "pvm"),
                  WD_OK);
         CHECK_EQ(kfx_level(&k, 0), WD_OK);
         CHECK_EQ(wd_durable_has(wd_pvm_durable(k.pvm), "/readonly/kernel/env/stuck", 26), 1);
@@ -159,7 +159,7 @@ TEST(pvm_unreachable_kernel_sets_stuck_flag)
 TEST(pvm_stack_overflow_is_stuck_for_good)
 {
     kfx k;
-    CHECK_EQ(kfx_init(&k, "stack_overflow.wasm", NULL, WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "stack_overflow.wasm", NULL, WD_PVM_V6, "pvm"), WD_OK);
     CHECK_EQ(kfx_level(&k, 0), WD_OK);
     CHECK(wd_pvm_get_state(k.pvm) == WD_PVM_STUCK);
     CHECK_STR_CONTAINS(wd_pvm_stuck_reason(k.pvm), "call stack exhausted");
@@ -170,11 +170,11 @@ TEST(pvm_stack_overflow_is_stuck_for_good)
 TEST(pvm_nds_kernel_links_from_r6_only)
 {
     kfx k;
-    CHECK_EQ(kfx_init(&k, "nds_host_func_kernel.wasm", NULL, WD_PVM_V5, "pvm-2.0"),
+    CHECK_EQ(kfx_init(&k, "nds_host_func_kernel.wasm", NULL, WD_PVM_V5, "pvm"),
              WD_ERR_UNLINKABLE);
     CHECK_STR_CONTAINS(k.err.msg, "nds_store_exists exists only from PVM version 2.0.0-r6");
     kfx_fini(&k);
-    CHECK_EQ(kfx_init(&k, "nds_host_func_kernel.wasm", NULL, WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "nds_host_func_kernel.wasm", NULL, WD_PVM_V6, "pvm"), WD_OK);
     kfx_fini(&k);
 }
 
@@ -199,11 +199,11 @@ TEST(pvm_tx_kernel_deposit_and_withdrawal)
 TEST(pvm_debug_kernel_and_computation)
 {
     kfx k;
-    CHECK_EQ(kfx_init(&k, "debug_kernel.wasm", NULL, WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "debug_kernel.wasm", NULL, WD_PVM_V6, "pvm"), WD_OK);
     CHECK_EQ(kfx_level(&k, 0), WD_OK);
     CHECK_STR_CONTAINS(k.debug, "hello");
     kfx_fini(&k);
-    CHECK_EQ(kfx_init(&k, "computation.wasm", NULL, WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "computation.wasm", NULL, WD_PVM_V6, "pvm"), WD_OK);
     CHECK_EQ(kfx_level(&k, 0), WD_OK);
     uint32_t n;
     const wd_run_report *r = wd_pvm_runs(k.pvm, &n);
@@ -222,7 +222,7 @@ TEST(pvm_too_many_ticks)
     uint8_t *bytes =
         wd_test_read_file(wd_test_shared("kernels", "computation.wasm", path, sizeof path), &size);
     CHECK(bytes != NULL);
-    wd_pvm_config cfg = {.version = WD_PVM_V6, .costs = wd_tickmodel_builtin("pvm-2.0"),
+    wd_pvm_config cfg = {.version = WD_PVM_V6, .costs = wd_tickmodel_builtin("pvm"),
                          .period = 5000};
     CHECK_EQ(wd_pvm_new(&k.ctx, &cfg, bytes, size, &k.pvm, &k.err), WD_OK);
     free(bytes);
@@ -244,7 +244,7 @@ static bool counter_stepped(uint64_t ticks, bool instrs, uint64_t *final, uint32
     wd_error_clear(&err);
     size_t size;
     uint8_t *bytes = wd_test_read_file("kernels/counter/counter.wasm", &size);
-    wd_pvm_config cfg = {.version = WD_PVM_V6, .costs = wd_tickmodel_builtin("pvm-2.0")};
+    wd_pvm_config cfg = {.version = WD_PVM_V6, .costs = wd_tickmodel_builtin("pvm")};
     wd_pvm *p = NULL;
     wd_inputs *in = NULL;
     bool ok = bytes != NULL && wd_pvm_new(&ctx, &cfg, bytes, size, &p, &err) == WD_OK &&
@@ -290,7 +290,7 @@ TEST(pvm_stepping_gives_the_same_ticks)
 TEST(pvm_step_result_keeps_the_instance)
 {
     kfx k;
-    CHECK_EQ(kfx_init(&k, "debug_kernel.wasm", NULL, WD_PVM_V6, "pvm-2.0"), WD_OK);
+    CHECK_EQ(kfx_init(&k, "debug_kernel.wasm", NULL, WD_PVM_V6, "pvm"), WD_OK);
     CHECK_EQ(wd_pvm_load_inbox(k.pvm, NULL, &k.err), WD_OK);
     wd_pvm_stop stop;
     char buf[300];

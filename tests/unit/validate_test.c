@@ -6,6 +6,7 @@
 #include "decode/validate.h"
 #include "decode/validate_priv.h"
 #include "tests/unit/test.h"
+#include "vm/tickmodel.h"
 
 #include <stdlib.h>
 
@@ -426,7 +427,8 @@ TEST(validate_call)
     env_init(&e, "i", "i", "");
     /* local.get 0; call 0; i32.const 1; i32.add; end */
     CHECK_EQ(RUN(&e, 0x00, 0x20, 0x00, 0x10, 0x00, 0x41, 0x01, 0x6A, 0x0B), WD_OK);
-    CHECK_TEXT(code_text(e.code), "meter 2 0 0|mov 1 0 0|call 0 1 0|meter 3 0 0|"
+    /* func 0 is an import: after its call, the METER a host function's return steps over */
+    CHECK_TEXT(code_text(e.code), "meter 2 0 0|mov 1 0 0|call 0 1 0|meter 0 0 0|meter 3 0 0|"
                                   "const32 2 1 0|i32.add 1 1 2|return 1 1 0");
     CHECK_EQ(e.code->max_slots, 3);
     CHECK_EQ(code_violation(e.code), 0);
@@ -444,7 +446,7 @@ TEST(validate_call_multi_value_and_indirect)
              WD_OK);
     CHECK_TEXT(code_text(e.code), "meter 3 0 0|const32 0 1 0|const32 1 2 0|call 2 0 0|"
                                   "meter 5 0 0|const32 0 3 0|const32 1 0 0|"
-                                  "call_indirect 1 0 0|meter 2 0 0|return 0 0 0");
+                                  "call_indirect 1 0 0|meter 0 0 0|meter 2 0 0|return 0 0 0");
     CHECK_EQ(code_violation(e.code), 0);
     CHECK(env_fini(&e));
 }
@@ -471,14 +473,17 @@ TEST(validate_br_moves_values)
     CHECK_TEXT(code_text(e.code), "meter 4 0 0|const32 0 1 0|const32 1 2 0|mov 0 1 0|jmp 5 0 0|"
                                   "meter 1 0 0|return 0 1 0");
     CHECK_ARRAY(e.code->costs, e.code->insn_count, 0, 2, 1, 1, 0, 0, 1);
-    /* structural costs: entry, per value carried by a branch, per returned value */
+    /* structural costs: the entry; the branch's join (concat, per value carried); the
+     * function's natural end (two label steps) */
     e.costs.call_entry = 1000;
-    e.costs.branch_per_value = 10;
-    e.costs.return_per_result = 100;
+    e.costs.concat = 10;
+    e.costs.per_value = 100;
+    e.costs.label_step = 10000;
     CHECK_EQ(env_run(&e, body, sizeof body), WD_OK);
-    CHECK_TEXT(code_text(e.code), "meter 1014 0 0|const32 0 1 0|const32 1 2 0|mov 0 1 0|"
-                                  "jmp 5 0 0|meter 101 0 0|return 0 1 0");
-    CHECK_ARRAY(e.code->costs, e.code->insn_count, 1000, 2, 1, 11, 0, 0, 101);
+    /* br: 1 + concat 10 + 100 for its value; the end: 1 + two label steps */
+    CHECK_TEXT(code_text(e.code), "meter 1114 0 0|const32 0 1 0|const32 1 2 0|mov 0 1 0|"
+                                  "jmp 5 0 0|meter 20001 0 0|return 0 1 0");
+    CHECK_ARRAY(e.code->costs, e.code->insn_count, 1000, 2, 1, 111, 0, 0, 20001);
     CHECK(env_fini(&e));
 }
 
@@ -494,12 +499,13 @@ TEST(validate_br_if_moves_values)
                                   "br_if_z 8 3 0|meter 0 0 0|mov 1 2 0|jmp 10 0 0|meter 2 0 0|"
                                   "nop 0 0 0|meter 1 0 0|return 1 1 0");
     CHECK_EQ(code_violation(e.code), 0);
-    /* a branch carrying values that need no move still pays for them on the taken edge */
-    e.costs.branch_per_value = 10;
+    /* a branch carrying values that need no move pays for them on its taken edge */
+    e.costs.per_value = 10;
     /* block (result i32); local.get 0; local.get 0; br_if 0; end; end */
     CHECK_EQ(RUN(&e, 0x00, 0x02, 0x7F, 0x20, 0x00, 0x20, 0x00, 0x0D, 0x00, 0x0B, 0x0B), WD_OK);
-    CHECK_TEXT(code_text(e.code), "meter 4 0 0|mov 1 0 0|mov 2 0 0|br_if_z 6 2 0|meter 10 0 0|"
-                                  "jmp 8 0 0|meter 11 0 0|nop 0 0 0|meter 1 0 0|return 1 1 0");
+    CHECK_TEXT(code_text(e.code), "meter 4 0 0|mov 1 0 0|mov 2 0 0|br_if_nz 6 2 0|"
+                                  "meter 11 0 0|nop 0 0 0|meter 1 0 0|return 1 1 0");
+    CHECK_EQ(e.code->insns[3].edge, 10);
     CHECK_EQ(code_violation(e.code), 0);
     CHECK(env_fini(&e));
 }
@@ -508,15 +514,38 @@ TEST(validate_if_without_else_carrying_values)
 {
     env e;
     env_init(&e, "ii", "i", "");
-    e.costs.branch_per_value = 10;
+    e.costs.per_value = 10;
     /* local.get 0; local.get 1; if (type 1: i32 -> i32); i32.const 1; i32.add; end; end */
     CHECK_EQ(RUN(&e, 0x00, 0x20, 0x00, 0x20, 0x01, 0x04, 0x01, 0x41, 0x01, 0x6A, 0x0B, 0x0B),
              WD_OK);
-    /* the false edge gets its own block charging the carried value */
+    /* the false edge runs the empty else arm: its branch charges that arm's end */
     CHECK_TEXT(code_text(e.code), "meter 3 0 0|mov 2 0 0|mov 3 1 0|br_if_z 8 3 0|meter 13 0 0|"
-                                  "const32 3 1 0|i32.add 2 2 3|jmp 10 0 0|meter 10 0 0|"
-                                  "nop 0 0 0|meter 1 0 0|return 2 1 0");
+                                  "const32 3 1 0|i32.add 2 2 3|nop 0 0 0|meter 1 0 0|"
+                                  "return 2 1 0");
+    CHECK_EQ(e.code->insns[3].edge, 10);
     CHECK_EQ(code_violation(e.code), 0);
+    CHECK(env_fini(&e));
+}
+
+/* Under the PVM's model each br_table entry carries what reaching its target costs: the
+ * queued br (3), 3 per label left, then the join (4 + values carried + the values of the
+ * target's enclosing label) and a loop's re-run (3), or the function's Label_result (3). */
+TEST(validate_pvm_br_table_edges)
+{
+    env e;
+    env_init(&e, "", "", "");
+    e.costs = *wd_tickmodel_builtin("pvm");
+    /* i32.const 7; block; loop; i32.const 0; br_table 0 1 2; end; end; drop; end */
+    CHECK_EQ(RUN(&e, 0x00, 0x41, 0x07, 0x02, 0x40, 0x03, 0x40, 0x41, 0x00, 0x0E, 0x02, 0x00, 0x01,
+                 0x02, 0x0B, 0x0B, 0x1A, 0x0B),
+             WD_OK);
+    uint32_t t = 0;
+    while (t < e.code->insn_count && e.code->insns[t].op != WD_OP_BR_TABLE)
+        t++;
+    CHECK(t + 3 < e.code->insn_count);
+    CHECK_EQ(e.code->insns[t + 1].edge, 3 + 4 + 0 + 3);     /* the loop: H 0 */
+    CHECK_EQ(e.code->insns[t + 2].edge, 3 + 3 + 4 + 0 + 1); /* the block: 1 label, H 1 */
+    CHECK_EQ(e.code->insns[t + 3].edge, 3 + 6 + 3);         /* the function: 2 labels */
     CHECK(env_fini(&e));
 }
 
@@ -587,9 +616,10 @@ TEST(validate_meter_offsets_and_pending_costs)
      * drop/nop/block/nop/end costs go onto the return */
     CHECK_EQ(RUN(&e, 0x00, 0x20, 0x00, 0x10, 0x00, 0x1A, 0x01, 0x02, 0x40, 0x01, 0x0B, 0x0B),
              WD_OK);
-    CHECK_TEXT(code_text(e.code), "meter 2 0 0|mov 1 0 0|call 0 1 0|meter 6 0 0|return 1 0 0");
-    CHECK_ARRAY(e.code->offsets, e.code->insn_count, 0x11, 0x11, 0x13, 0x15, 0x1B);
-    CHECK_ARRAY(e.code->costs, e.code->insn_count, 0, 1, 1, 0, 6);
+    CHECK_TEXT(code_text(e.code), "meter 2 0 0|mov 1 0 0|call 0 1 0|meter 0 0 0|meter 6 0 0|"
+                                  "return 1 0 0");
+    CHECK_ARRAY(e.code->offsets, e.code->insn_count, 0x11, 0x11, 0x13, 0x13, 0x15, 0x1B);
+    CHECK_ARRAY(e.code->costs, e.code->insn_count, 0, 1, 1, 0, 0, 6);
     CHECK(env_fini(&e));
 }
 
