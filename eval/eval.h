@@ -33,6 +33,8 @@ struct wd_thread {
                            * profiler opens its entry's node: the entry hook fires that much
                            * earlier (the PVM's IK_Stop -> Eval tick) */
     bool single_step;     /* stop (WD_PAUSED) after every instruction */
+    bool always_slow;     /* charge every instruction on its own (slow mode) without
+                           * stopping: the determinism tests compare it with block charging */
     /* Read together (`brake`, non-zero for either) at every block boundary, so the fast
      * path tests one word: */
     union {

@@ -1143,7 +1143,7 @@ meter_slow:
      * else charge its own cost (0, or the function-entry cost) and go on one by one. */
     if (t->pending)
         goto stop_paused;
-    if (!t->single_step && A <= remaining) {
+    if (!t->single_step && !t->always_slow && A <= remaining) {
         remaining -= A;
         SET_FAST();
         NEXT();

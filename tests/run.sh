@@ -23,7 +23,9 @@
 #  11. the Octez PVM's decode and init steps (tests/octez/phases.sh: vm/pvmticks.c against
 #      the reference model for every kernel and test module the model parses), and every
 #      kernel run of a generated corpus, the shared kernels and counter against the model:
-#      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh)
+#      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh); the same kernels give
+#      the same run figures and profile events with block charging, with every instruction
+#      charged on its own, on unfused code and on the switch build (tests/octez/determinism.sh)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -211,7 +213,7 @@ if build release BUILD=release build/release/unit_tests build/release/spec_runne
     echo "$nofuse_line"
     [ "$nofuse_line" = "$release_line" ] && ok=yes || ok=no
     one_test $ok "the --no-fuse spec counts differ from release's"
-    if build switch BUILD=switch build/switch/spec_runner; then
+    if build switch BUILD=switch build/switch/spec_runner build/switch/wasmdbg; then
         note "spec-switch"
         switch_line=$(spec_quiet spec-switch build/switch/spec_runner \
             --ticks-log "$logs/ticks-switch.log")
@@ -249,6 +251,10 @@ if [ -x build/release/wasmdbg ]; then
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
     run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
     run octez-runs bash tests/octez/run.sh build/release/wasmdbg
+    switch_bin=()
+    [ -x build/switch/wasmdbg ] && switch_bin=(build/switch/wasmdbg)
+    run octez-determinism bash tests/octez/determinism.sh build/release/wasmdbg \
+        "${switch_bin[@]}"
     note "timings file"
     build/release/wasmdbg run "${WD_SHARED_DIR:-../shared}/kernels/debug_kernel.wasm" \
         --inputs "${WD_SHARED_DIR:-../shared}/kernels/empty-two-levels.inputs.json" \
