@@ -179,7 +179,7 @@ static void put(drow *r, bool is_new, uint64_t v)
 
 static void summary_rows(const dprof *p, bool is_new, drow *rows)
 {
-    put(&rows[0], is_new, ticks_of(json_object_get(p->doc, "effective")));
+    put(&rows[0], is_new, ticks_of(json_object_get(p->doc, "ticks")));
     json_t *ph = json_object_get(p->doc, "phases");
     for (size_t i = 0; i < WD_ARRAY_COUNT(phases); i++)
         put(&rows[1 + i], is_new, ticks_of(json_object_get(ph, phases[i])));
@@ -438,7 +438,7 @@ static bool add_stacks(wd_ctx *ctx, wd_svg_diff *d, wd_svg_side side, const dpro
         fprintf(stderr, "wasmdbg: %s%s: %s\n", from, part, err.msg);
         ok = false;
     }
-    uint64_t want = ticks_of(json_object_get(p->doc, "ticks"));
+    uint64_t want = ticks_of(json_object_get(p->doc, "full_execution")); /* the tree's */
     if (ok && wd_svg_diff_ticks(d, side) != want)
         fprintf(stderr,
                 "wasmdbg: warning: %s%s: the stacks add up to %llu ticks, %s has %llu: not "

@@ -1184,9 +1184,10 @@ static bool run_json(jw *j, wd_prof *p, uint32_t i, const wd_prof_out *o)
     jw_open(j, '{', false);
     jk_u64(j, "index", r.index);
     jk_u64(j, "start", r.start);
-    jk_u64(j, "ticks", r.ticks);
-    if (r.has_info)
-        jk_u64(j, "effective", r.effective);
+    /* ticks: the run's effective ticks, as everywhere (docs/ticks.md); full_execution: the
+     * reference profiler's sum of the phases, what the call tree holds */
+    jk_u64(j, "ticks", r.has_info ? r.effective : r.ticks);
+    jk_u64(j, "full_execution", r.ticks);
     phases_json(j, "phases", r.phase, NULL, r.has_phase);
     jk_u64(j, "calls", r.calls);
     if (o->with_time) {
@@ -1232,11 +1233,12 @@ static bool levels_json(jw *j, wd_prof *p, const wd_prof_out *o)
     jk_open(j, "levels", '[', false);
     for (uint32_t i = 0; i < p->runs.count;) {
         uint32_t level = p->runs.data[i].level, end = i;
-        uint64_t lticks = 0, lph[WD_PROF_PH_COUNT] = {0};
+        uint64_t lticks = 0, lfull = 0, lph[WD_PROF_PH_COUNT] = {0};
         for (; end < p->runs.count && p->runs.data[end].level == level; end++) {
             wd_prof_run r;
             wd_prof_run_get(p, end, &r);
-            lticks += r.ticks;
+            lticks += r.has_info ? r.effective : r.ticks;
+            lfull += r.ticks;
             for (int k = 0; k < WD_PROF_PH_COUNT; k++)
                 lph[k] += r.phase[k];
         }
@@ -1244,6 +1246,7 @@ static bool levels_json(jw *j, wd_prof *p, const wd_prof_out *o)
         jw_open(j, '{', false);
         jk_u64(j, "level", level);
         jk_u64(j, "ticks", lticks);
+        jk_u64(j, "full_execution", lfull);
         phases_json(j, "phases", lph, NULL, NULL);
         jk_open(j, "runs", '[', false);
         for (; i < end; i++)
@@ -1316,8 +1319,8 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
     jk_bool(j, "with_time", o->with_time);
     sums t;
     sum_runs(p, &t);
-    jk_u64(j, "ticks", t.ticks);
-    jk_u64(j, "effective", t.eff);
+    jk_u64(j, "ticks", t.eff);
+    jk_u64(j, "full_execution", t.ticks);
     jk_u64(j, "ticks_with_padding", st.end_ticks);
     jk_u64(j, "padding", st.end_ticks > t.eff ? st.end_ticks - t.eff : 0);
     phases_json(j, "phases", t.phases, NULL, NULL);

@@ -71,12 +71,12 @@ static int phases(const char *run_path, const char *prof_path)
                     FAIL("level %zu run %zu: %s %lld ticks in run, %lld in the profile", l, r,
                          names[k], x, y);
             }
-            if (num(b, "ticks") != sum)
-                FAIL("level %zu run %zu: ticks %lld, phases sum to %lld", l, r, num(b, "ticks"),
-                     sum);
-            if (num(b, "effective") != num(a, "ticks"))
-                FAIL("level %zu run %zu: effective %lld in the profile, %lld in run", l, r,
-                     num(b, "effective"), num(a, "ticks"));
+            if (num(b, "full_execution") != sum)
+                FAIL("level %zu run %zu: full execution %lld, phases sum to %lld", l, r,
+                     num(b, "full_execution"), sum);
+            if (num(b, "ticks") != num(a, "ticks"))
+                FAIL("level %zu run %zu: ticks %lld in the profile, %lld in run", l, r,
+                     num(b, "ticks"), num(a, "ticks"));
             if (strcmp(json_string_value(json_object_get(a, "outcome")),
                        json_string_value(json_object_get(b, "outcome"))) != 0)
                 FAIL("level %zu run %zu: outcomes differ", l, r);
@@ -88,8 +88,8 @@ static int phases(const char *run_path, const char *prof_path)
     if (num(prof, "ticks_with_padding") != num(run, "ticks_with_padding"))
         FAIL("ticks with padding: %lld in the profile, %lld in run",
              num(prof, "ticks_with_padding"), num(run, "ticks_with_padding"));
-    if (num(prof, "effective") != num(run, "ticks") || eff != num(run, "ticks"))
-        FAIL("effective ticks: %lld in the profile, %lld in run", num(prof, "effective"),
+    if (num(prof, "ticks") != num(run, "ticks") || eff != num(run, "ticks"))
+        FAIL("effective ticks: %lld in the profile, %lld in run", num(prof, "ticks"),
              num(run, "ticks"));
     json_decref(run);
     json_decref(prof);
@@ -174,7 +174,7 @@ static int files(const char *dir)
     char *folded = slurp(fp), *svg = slurp(vp);
     if (prof == NULL || trace == NULL || ss == NULL || folded == NULL || svg == NULL)
         return 1;
-    long long ticks = num(prof, "ticks"), self = 0;
+    long long ticks = num(prof, "full_execution"), self = 0; /* what the tree holds */
     json_t *fs = json_object_get(prof, "functions");
     for (size_t i = 0; i < json_array_size(fs); i++)
         self += num(json_array_get(fs, i), "self");
