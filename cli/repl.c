@@ -395,6 +395,7 @@ static bool drive_once(wd_repl *r, wd_pvm_goal goal, uint64_t n, uint64_t target
 
 wd_repl_stop wd_repl_drive(wd_repl *r, wd_pvm_goal goal, uint64_t n)
 {
+    r->lag = 0; /* the rest of a step `step tick` stopped inside goes first */
     wd_thread *t = r->t;
     uint64_t target = goal == WD_GOAL_TICKS ? t->ticks + WD_MIN(n, UINT64_MAX - t->ticks) : 0;
     r->hit = 0;
@@ -425,13 +426,40 @@ wd_repl_stop wd_repl_drive(wd_repl *r, wd_pvm_goal goal, uint64_t n)
     return why;
 }
 
+/* What the PVM does at tick `at` of the kernel run whose decode, link and init began at
+ * its Snapshot tick s (wasm_vm.ml; the phases as vm/pvmticks.c counts them). */
+static void describe_prepare(const wd_run_report *run, uint64_t s, uint64_t at, char *buf,
+                             size_t size)
+{
+    uint64_t j = at - s, d = run->phase[WD_PHASE_DECODE], l = run->phase[WD_PHASE_LINK],
+             n = run->phase[WD_PHASE_INIT];
+    if (j <= 1)
+        snprintf(buf, size, "the Snapshot -> Decode step");
+    else if (j <= 1 + d)
+        snprintf(buf, size, "decode (its step %llu of %llu)", (unsigned long long)(j - 1),
+                 (unsigned long long)d);
+    else if (j <= 1 + d + l)
+        snprintf(buf, size, "link (its step %llu of %llu)", (unsigned long long)(j - 1 - d),
+                 (unsigned long long)l);
+    else if (j <= 1 + d + l + n)
+        snprintf(buf, size, "init (its step %llu of %llu)",
+                 (unsigned long long)(j - 1 - d - l), (unsigned long long)n);
+    else
+        snprintf(buf, size, "the Init -> Eval step");
+}
+
+uint64_t wd_repl_now(const wd_repl *r)
+{
+    return r->t->ticks - r->lag;
+}
+
 /* Prints why a run command stopped, then the reference's `Evaluation took` and status. */
 static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
 {
     wd_repl_flush_debug(r);
     char where[512];
     bool in_code = wd_repl_where(r, where, sizeof where);
-    unsigned long long now = (unsigned long long)r->t->ticks;
+    unsigned long long now = (unsigned long long)wd_repl_now(r);
     wd_repl_bp *bp = why == WD_REPL_BREAK ? find_bp(r, r->hit) : NULL;
     if (bp != NULL && bp->kind == WD_BP_FUNC && in_code && bp->host) {
         printf("Breakpoint %u, %s returned to %s (tick %llu)\n", bp->id, bp->name, where, now);
@@ -450,21 +478,79 @@ static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
     } else if (why == WD_REPL_INTR) {
         printf("Interrupted%s%s (tick %llu)\n", in_code ? " in " : "", in_code ? where : "",
                now);
-    } else if ((ours || why == WD_REPL_STEP) && in_code) {
+    } else if ((ours || why == WD_REPL_STEP || r->lag > 0) && in_code) {
         printf("Stopped in %s (tick %llu)\n", where, now);
+    }
+    if (r->lag > 0 && r->lag_prepare) { /* decode, link and init, run whole */
+        const wd_run_report *run = wd_pvm_current_run(r->s.pvm);
+        char what[96];
+        describe_prepare(run, r->lag_start, wd_repl_now(r), what, sizeof what);
+        printf("Inside %s: tick %llu of the %llu of decode, link and init (wasmdbg has run "
+               "them)\n",
+               what, (unsigned long long)(wd_repl_now(r) - r->lag_start),
+               (unsigned long long)(r->t->ticks - r->lag_start));
+    } else if (r->lag > 0) { /* an instruction, run whole */
+        printf("Inside %s: its tick %llu of %llu (wasmdbg has run it)\n", r->lag_what,
+               (unsigned long long)(wd_repl_now(r) - r->lag_start),
+               (unsigned long long)(r->t->ticks - r->lag_start));
     }
     printf("Evaluation took %llu ticks so far\n", (unsigned long long)took);
     wd_repl_show_status(r);
 }
 
-/* Runs a step command and reports it. */
+/* Runs a step command and reports it. The ticks of a step `step tick` stopped inside are
+ * the command's first. */
 static void run_step(wd_repl *r, wd_pvm_goal goal, uint64_t n, bool ours)
 {
-    uint64_t before = r->t->ticks;
+    uint64_t before = wd_repl_now(r);
+    r->lag = 0;
     wd_repl_stop why = wd_repl_drive(r, goal, n);
     if (why == WD_REPL_ERROR)
         return;
     report(r, why, r->t->ticks - before, ours);
+}
+
+/* step tick, step N ticks: exactly N of the PVM's ticks. wasmdbg runs an instruction, and a
+ * kernel run's decode, link and init, whole: when the ticks asked for end inside such a
+ * step, it has run and the REPL shows the PVM's tick inside it (r->lag); the next ticks
+ * asked for are that step's rest first. */
+static void run_ticks(wd_repl *r, uint64_t n)
+{
+    uint64_t before = wd_repl_now(r);
+    if (r->lag > 0) {
+        uint64_t k = WD_MIN(n, r->lag);
+        r->lag -= k;
+        n -= k;
+        if (n == 0) {
+            report(r, WD_REPL_GOAL, k, true);
+            return;
+        }
+    }
+    /* each drive stops at the last instruction boundary within the ticks; the next runs
+     * the instruction that does not fit whole (wd_pvm_advance) */
+    uint64_t target = r->t->ticks + n;
+    wd_repl_stop why = WD_REPL_GOAL;
+    char where[480];
+    bool in_code = false;
+    while (r->t->ticks < target && !wd_repl_finished(r)) {
+        uint64_t at = r->t->ticks;
+        in_code = wd_repl_where(r, where, sizeof where);
+        why = wd_repl_drive(r, WD_GOAL_TICKS, target - at);
+        if (why != WD_REPL_GOAL || r->t->ticks == at)
+            break;
+    }
+    if (why == WD_REPL_ERROR)
+        return;
+    if (why == WD_REPL_GOAL && r->t->ticks > target) {
+        r->lag = r->t->ticks - target;
+        r->lag_start = wd_pvm_step_start(r->s.pvm);
+        const wd_run_report *run = wd_pvm_current_run(r->s.pvm);
+        r->lag_prepare = run != NULL && r->lag_start == run->start;
+        /* not paused in code: kernel_run was still to start */
+        snprintf(r->lag_what, sizeof r->lag_what, "%s%s",
+                 in_code ? "the instruction at " : "kernel_run's invoke", in_code ? where : "");
+    }
+    report(r, why, wd_repl_now(r) - before, true);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */
@@ -488,11 +574,11 @@ static const doc docs[] = {
      "integer: u16/uint16, i32/int32, i64/int64, u128/uint128, u256/uint256."},
     {"dump function symbols", "prints the kernel's function names (from its name section)."},
     {"step tick | result | kernel_run | inbox",
-     "runs one tick (at least one instruction; decode, link and init are one step each, "
-     "padding another), to the end of kernel_run (memory kept), to the end of the period "
-     "(padding included), or until the PVM needs input (loading the next inbox first when it "
-     "waits for one)."},
-    {"step <n> ticks", "runs <n> ticks (to the last instruction boundary within them)."},
+     "runs one of the PVM's ticks (inside an instruction, or decode, link and init, which "
+     "wasmdbg runs whole: it says which of the step's ticks; padding is one step), to the "
+     "end of kernel_run (memory kept), to the end of the period (padding included), or until "
+     "the PVM needs input (loading the next inbox first when it waits for one)."},
+    {"step <n> ticks", "runs <n> of the PVM's ticks (as step tick, where they end)."},
     {"step instr [<n>]",
      "runs <n> instructions of kernel_run (default 1) as wasmdbg translated them: an "
      "instruction folded into the next one (local.get into i32.add, ...) is not a step."},
@@ -597,7 +683,10 @@ static int cmd_step(wd_repl *r, int argc, char **argv)
                           "`step inbox`.");
             return 1;
         }
-        run_step(r, wd_repl_finished(r) ? WD_GOAL_KERNEL_RUN : WD_GOAL_TICKS, 1, false);
+        if (wd_repl_finished(r))
+            run_step(r, WD_GOAL_KERNEL_RUN, 1, false);
+        else
+            run_ticks(r, 1);
     } else if (argc == 2 && strcmp(argv[1], "result") == 0) {
         run_step(r, WD_GOAL_RESULT, 0, false);
     } else if (argc == 2 && strcmp(argv[1], "kernel_run") == 0) {
@@ -615,7 +704,10 @@ static int cmd_step(wd_repl *r, int argc, char **argv)
         }
         if (waits_for_input(r))
             return 1;
-        run_step(r, wd_repl_finished(r) ? WD_GOAL_KERNEL_RUN : WD_GOAL_TICKS, n, true);
+        if (wd_repl_finished(r))
+            run_step(r, WD_GOAL_KERNEL_RUN, n, true);
+        else
+            run_ticks(r, n);
     } else if ((argc == 2 || argc == 3) && strcmp(argv[1], "instr") == 0) {
         if (argc == 3 && (!wd_repl_parse_u64(argv[2], UINT64_MAX, &n) || n == 0)) {
             wd_repl_error("Error: expected a positive number of instructions, got `%.80s`",
@@ -715,7 +807,7 @@ static int cmd_break(wd_repl *r, int argc, char **argv)
         bp.kind = WD_BP_TRAP;
         printf("Breakpoint %u: when a kernel_run traps\n", bp.id);
     } else if (argc == 3 && strcmp(argv[1], "tick") == 0) {
-        uint64_t n, now = r->t->ticks;
+        uint64_t n, now = wd_repl_now(r);
         bool rel = argv[2][0] == '+';
         if (!wd_repl_parse_u64(argv[2] + rel, UINT64_MAX, &n) || (rel && n > UINT64_MAX - now)) {
             wd_repl_error("Error: expected a tick count (or +<n> from now), got `%.80s`", argv[2]);
@@ -837,7 +929,7 @@ static int cmd_show(wd_repl *r, int argc, char **argv)
     if (argc == 2 && strcmp(w, "status") == 0)
         wd_repl_show_status(r);
     else if (argc == 2 && strcmp(w, "ticks") == 0)
-        printf("Ticks: %llu (level %u)\n", (unsigned long long)r->t->ticks,
+        printf("Ticks: %llu (level %u)\n", (unsigned long long)wd_repl_now(r),
                wd_pvm_level(r->s.pvm) ? wd_pvm_level(r->s.pvm) - 1 : 0);
     else if (argc == 2 && strcmp(w, "inbox") == 0)
         wd_repl_show_inbox(r);

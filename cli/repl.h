@@ -69,6 +69,12 @@ typedef struct wd_repl {
      * happened (the thread has no frames left by then). */
     WD_VEC(wd_snap_frame) unwound;
     uint64_t unwound_ticks;
+    /* `step tick` inside a step wasmdbg takes whole (an instruction; a kernel run's
+     * decode, link and init): the PVM's tick is the thread's minus `lag`, inside the step
+     * that began at lag_start, described by lag_what */
+    uint64_t lag, lag_start;
+    bool lag_prepare; /* that step is decode, link and init */
+    char lag_what[512];
     uint32_t unwound_depth; /* the frame count at the last return recorded */
     uint32_t run_seq;       /* run reports when the current run began (decode) */
 
@@ -87,6 +93,8 @@ typedef struct wd_repl {
 uint32_t wd_repl_run_count(const wd_repl *r);
 /* Runs toward `goal` (n ticks or instructions), stopping at breakpoints. */
 wd_repl_stop wd_repl_drive(wd_repl *r, wd_pvm_goal goal, uint64_t n);
+/* The PVM's tick as the REPL shows it (`step tick` may stop inside a step). */
+uint64_t wd_repl_now(const wd_repl *r);
 /* The kernel_run in progress has ended (its instance still there). */
 bool wd_repl_finished(const wd_repl *r);
 /* Prints `fmt` as an error line on stderr. */

@@ -54,6 +54,7 @@ struct wd_pvm {
     void *prompt_ud;
     bool finished_unseen; /* FINISHED was not yet a stop of wd_pvm_advance */
     bool too_many_ticks;  /* the run did not reach Padding within its period */
+    uint64_t step_start;  /* the tick the last atomic step of wd_pvm_advance began at */
 
     /* The last decoded kernel, reused while /kernel/boot.wasm is unchanged (decoding is
      * deterministic, so the figures are those of decoding it again). Its bytes are the
@@ -854,6 +855,7 @@ wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *s
                 *stop = WD_STOP_GOAL;
                 return WD_OK;
             }
+            p->step_start = t->ticks; /* decode, link and init are one step here */
             WD_TRY(run_begin(p, err));
             continue;
         }
@@ -873,6 +875,7 @@ wd_status wd_pvm_advance(wd_pvm *p, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *s
                 /* the next instruction costs more than the ticks asked for: an instruction
                  * is the smallest step, so run exactly one */
                 t->single_step = forced = true;
+                p->step_start = t->ticks;
                 rc = run_continue(p, UINT64_MAX, &st, err);
             }
             t->single_step = false;
@@ -1151,6 +1154,11 @@ wd_pvm_state wd_pvm_get_state(const wd_pvm *p)
 const char *wd_pvm_stuck_reason(const wd_pvm *p)
 {
     return p->state == WD_PVM_STUCK ? p->stuck : NULL;
+}
+
+uint64_t wd_pvm_step_start(const wd_pvm *p)
+{
+    return p->step_start;
 }
 
 uint64_t wd_pvm_ticks(const wd_pvm *p)

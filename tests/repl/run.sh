@@ -106,6 +106,27 @@ determinism() {
     fi
 }
 
+# exact_ticks NAME KERNEL INPUTS N: `step tick` N times and `step N ticks` from the first
+# kernel run's Snapshot (tick 50e12) both reach tick 50e12 + N exactly, inside decode, link,
+# init or an instruction alike (the reference PVM steps one tick at a time).
+exact_ticks() {
+    local name=$1 kernel=$2 inputs=$3 n=$4 want got1 got2
+    want=$((50000000000000 + n))
+    got1=$({ echo "load inputs"; yes "step tick" | head -n "$n"; echo "show ticks"; } |
+        "$wasmdbg" debug "$kernel" --inputs "$inputs" --no-kernel-debug 2>/dev/null |
+        sed -n 's/^Ticks: \([0-9]*\) .*/\1/p')
+    got2=$(printf 'load inputs\nstep %s ticks\nshow ticks\n' "$n" |
+        "$wasmdbg" debug "$kernel" --inputs "$inputs" --no-kernel-debug 2>/dev/null |
+        sed -n 's/^Ticks: \([0-9]*\) .*/\1/p')
+    if [ "$got1" = "$want" ] && [ "$got2" = "$want" ]; then
+        ok
+    else
+        fail "exact ticks $name: $n step ticks reach ${got1:-nothing}, step $n ticks ${got2:-nothing}, want $want"
+    fi
+}
+
+exact_ticks counter-prepare kernels/counter/counter.wasm kernels/counter/counter.inputs.json 5000
+exact_ticks counter-eval kernels/counter/counter.wasm kernels/counter/counter.inputs.json 19001
 determinism counter kernels/counter/counter.wasm kernels/counter/counter.inputs.json 3 4000
 determinism echo "$SHARED/kernels/echo.wasm" "$SHARED/kernels/echo.inputs.json" 2 200
 determinism unreachable "$SHARED/kernels/unreachable_kernel.wasm" \
