@@ -21,7 +21,9 @@
 #      and exit codes, JUnit files, update then check, byte-identical reruns; also run on
 #      the asan build in part 3)
 #  11. the Octez PVM's decode and init steps (tests/octez/phases.sh: vm/pvmticks.c against
-#      the reference model for every kernel and test module the model parses), and every
+#      the reference model for every kernel and test module the model parses); Octez's own
+#      figures (truth.json) at every version (tests/octez/truth.py); a profile's function
+#      figures against hand-computed ones (tests/octez/calls.py); and every
 #      kernel run of a generated corpus, the shared kernels and counter against the model:
 #      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh); the same kernels give
 #      the same run figures and profile events with block charging, with every instruction
@@ -250,6 +252,9 @@ if [ -x build/release/wasmdbg ]; then
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
     run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
+    run octez-truth bash tests/octez/py.sh tests/octez/truth.py build/release/wasmdbg \
+        "${WD_SHARED_DIR:-../shared}/reference/octez-ticks/truth.json"
+    run octez-calls bash tests/octez/py.sh tests/octez/calls.py build/release/wasmdbg
     run octez-runs bash tests/octez/run.sh build/release/wasmdbg
     switch_bin=()
     [ -x build/switch/wasmdbg ] && switch_bin=(build/switch/wasmdbg)
