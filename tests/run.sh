@@ -236,6 +236,7 @@ if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan
     run repl-asan bash tests/repl/run.sh build/asan/wasmdbg
     run profile-asan bash tests/profile/run.sh build/asan/wasmdbg
     run budget-asan bash tests/budget/run.sh build/asan/wasmdbg
+    run octez-runs-asan bash tests/octez/run.sh build/asan/wasmdbg
 fi
 
 if build debug BUILD=debug build/debug/unit_tests; then
