@@ -23,7 +23,9 @@
 #  11. the Octez PVM's decode and init steps (tests/octez/phases.sh: vm/pvmticks.c against
 #      the reference model for every kernel and test module the model parses); Octez's own
 #      figures (truth.json) at every version (tests/octez/truth.py); a profile's function
-#      figures against hand-computed ones (tests/octez/calls.py); and every
+#      figures, and the ticks of what the model does not cover (table instructions,
+#      memory.init, some host functions), against hand-computed ones (tests/octez/calls.py,
+#      hand.py); and every
 #      kernel run of a generated corpus, the shared kernels and counter against the model:
 #      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh); the same kernels give
 #      the same run figures and profile events with block charging, with every instruction
@@ -256,6 +258,7 @@ if [ -x build/release/wasmdbg ]; then
     run octez-truth bash tests/octez/py.sh tests/octez/truth.py build/release/wasmdbg \
         "${WD_SHARED_DIR:-../shared}/reference/octez-ticks/truth.json"
     run octez-calls bash tests/octez/py.sh tests/octez/calls.py build/release/wasmdbg
+    run octez-hand bash tests/octez/py.sh tests/octez/hand.py build/release/wasmdbg
     run octez-runs bash tests/octez/run.sh build/release/wasmdbg
     switch_bin=()
     [ -x build/switch/wasmdbg ] && switch_bin=(build/switch/wasmdbg)
