@@ -33,8 +33,12 @@
  *   live code opens a new one. The cost of an instruction is charged on the first
  *   instruction it emits; elided ones (nop, block, drop, untargeted end, ...) leave it
  *   `pending` for the next emitted instruction of the same basic block, and a NOP_COST
- *   carries it where the block ends first. Values carried by a taken branch or a block
- *   exit cost costs->per_value each, returned values costs->per_value.
+ *   carries it where the block ends first. The structural costs (base/costs.h: the PVM's
+ *   steps around control flow, docs/ticks.md) go where the control flow decides them: a
+ *   block's fall-through end and an unconditional branch into their own block; a
+ *   conditional branch's and a br_table entry's taken edge into their `edge` (code.h); a
+ *   function's end and a return into the callee's last block; the frame's return into
+ *   the first block after the call (post_call).
  *
  * - Speed. The main loop (translate_body) decodes the common instructions itself, their
  *   short immediates inline, and calls their handlers directly; the rest, 0xFC ones,
