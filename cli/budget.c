@@ -5,10 +5,12 @@
  * measured figures as the budget, keeping an existing file's tolerances and tracked functions.
  * Ticks are deterministic and no wall time is printed: the same check gives the same bytes. */
 #include "cli/cli.h"
+#include "cli/numarg.h"
 #include "cli/profhook.h"
 #include "cli/pvmopts.h"
 #include "vm/tickmodel.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,6 +311,9 @@ typedef struct measured {
     wd_prof_func *funcs;       /* by total ticks, largest first */
     uint32_t nfuncs;
     bool failed;               /* a run trapped or failed, or the PVM is stuck */
+    bool stopped;              /* the kernel runs were stopped (a bound certainly exceeded,
+                                  --max-ticks): the figures are those at the stop */
+    uint32_t final_levels;     /* the levels below it are over: their figures are final */
 } measured;
 
 static void report_runs(wd_cli_pvm *s, wd_profhook *hook, uint32_t *seen)
@@ -325,12 +330,23 @@ static void report_runs(wd_cli_pvm *s, wd_profhook *hook, uint32_t *seen)
 static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_error *err)
 {
     uint32_t seen = 0, count = s->inputs ? s->inputs->count : 0;
-    for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
+    wd_status st = WD_OK;
+    for (uint32_t i = 0;
+         st == WD_OK && i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
         bool more;
         wd_profhook_level(hook, wd_pvm_level(s->pvm));
-        WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
+        st = wd_cli_pvm_step_inbox(s, &more, err);
         report_runs(s, hook, &seen);
     }
+    if (st == WD_OUT_OF_TICKS) { /* stopped: the functions' figures are those at the stop */
+        if (s->stop.in_run) {
+            wd_prof_run_info info = wd_profhook_run_info(&s->stop.run, 0, NULL, false);
+            wd_profhook_add_run(hook, &info);
+        }
+        wd_error_clear(err);
+        st = WD_OK;
+    }
+    WD_TRY(st);
     wd_profhook_end(hook, wd_pvm_ticks(s->pvm));
     return wd_prof_status(hook->prof, err);
 }
@@ -338,15 +354,16 @@ static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_error *err)
 static wd_status measure(wd_cli_pvm *s, wd_prof *prof, measured *m, wd_error *err)
 {
     memset(m, 0, sizeof *m);
-    uint32_t n;
-    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    uint32_t n = wd_cli_pvm_run_count(s);
     m->nlevels = wd_pvm_level(s->pvm);
+    m->stopped = s->stop.on;
+    m->final_levels = m->stopped ? s->stop.run.level : m->nlevels;
     m->level_ticks = wd_calloc(&s->ctx, (size_t)m->nlevels + 1, sizeof *m->level_ticks);
     m->level_runs = wd_calloc(&s->ctx, (size_t)m->nlevels + 1, sizeof *m->level_runs);
     if (m->level_ticks == NULL || m->level_runs == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     for (uint32_t i = 0; i < n; i++) {
-        const wd_run_report *r = &runs[i];
+        const wd_run_report *r = wd_cli_pvm_run_get(s, i); /* a stopped run: so far */
         m->total += r->effective;
         for (int ph = 0; ph < WD_PROF_PH_COUNT; ph++)
             m->phase[ph] += r->phase[ph];
@@ -354,7 +371,7 @@ static wd_status measure(wd_cli_pvm *s, wd_prof *prof, measured *m, wd_error *er
             m->level_ticks[r->level] += r->effective;
             m->level_runs[r->level]++;
         }
-        m->failed |= r->outcome != WD_RUN_OK;
+        m->failed |= r->outcome != WD_RUN_OK && r != &s->stop.run;
     }
     m->failed |= wd_pvm_stuck_reason(s->pvm) != NULL;
     return wd_prof_functions(prof, UINT32_MAX, true, &m->funcs, &m->nfuncs, err);
@@ -397,6 +414,8 @@ typedef struct row {
     uint64_t measured, max, limit;
     char tol[32];
     bool ok;
+    bool checked;     /* known: false when the kernel runs were stopped before its measure
+                         was final and it had not exceeded its limit yet */
     uint32_t seq;     /* its place in the budget file's order: ties keep it */
 } row;
 
@@ -413,8 +432,10 @@ static uint64_t limit_of(const bound *b)
     return b->max > UINT64_MAX - extra ? UINT64_MAX : b->max + extra;
 }
 
+/* `final`: the measure can no longer grow (else, after a stop, a measure within its limit
+ * is not checked; one over it is exceeded for good). */
 static void add_row(row *rows, uint32_t *n, const char *name, const bound *b, bool reached,
-                    uint64_t value)
+                    uint64_t value, bool final)
 {
     if (!b->present)
         return;
@@ -426,12 +447,78 @@ static void add_row(row *rows, uint32_t *n, const char *name, const bound *b, bo
     r->max = b->max;
     r->limit = limit_of(b);
     snprintf(r->tol, sizeof r->tol, "%s", b->t.kind ? b->t.text : "0");
-    r->ok = reached && value <= r->limit;
+    r->checked = final || (reached && value > r->limit);
+    r->ok = r->checked && reached && value <= r->limit;
+}
+
+/* The bounds that grow as the kernel runs, against their limits (budget check's watch on the
+ * PVM, pvmopts.h). The total, the phases and each level's ticks and kernel runs only grow:
+ * one over its limit is certainly exceeded, and the check stops there. The room is what
+ * the measures that grow with every tick of kernel_run (the total, its level's ticks, the
+ * kernel_run phase) have left until they are over. */
+static bool watch_one(const bound *b, const char *name, uint64_t measure, bool grows,
+                      uint64_t *room, char *cause, size_t size)
+{
+    if (!b->present)
+        return false;
+    uint64_t limit = limit_of(b);
+    if (measure > limit) {
+        snprintf(cause, size, "%s exceeded its limit (%llu)", name, (unsigned long long)limit);
+        return true;
+    }
+    if (grows && limit - measure < *room - 1)
+        *room = limit - measure + 1;
+    return false;
+}
+
+static bool watch_bounds(void *ud, const wd_cli_pvm *s, uint64_t *room, char *cause,
+                         size_t size)
+{
+    const budget *b = ud;
+    uint32_t n, level = wd_pvm_level(s->pvm) > 0 ? wd_pvm_level(s->pvm) - 1 : 0;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    const wd_run_report *cur = wd_pvm_current_run(s->pvm);
+    uint64_t now = cur != NULL ? wd_pvm_ticks(s->pvm) - cur->start : 0; /* its ticks so far */
+    uint64_t total = now, phase[WD_PROF_PH_COUNT] = {0};
+    for (uint32_t i = 0; i <= n; i++) {
+        const wd_run_report *r = i < n ? &runs[i] : cur;
+        for (int ph = 0; r != NULL && ph < WD_PROF_PH_COUNT; ph++)
+            phase[ph] += r->phase[ph];
+        total += i < n ? r->effective : 0;
+    }
+    *room = UINT64_MAX;
+    if (watch_one(&b->total, "total", total, true, room, cause, size))
+        return true;
+    for (int ph = 0; ph < WD_PROF_PH_COUNT; ph++) {
+        char name[64];
+        snprintf(name, sizeof name, "phase %s", wd_prof_phase_names[ph]);
+        if (watch_one(&b->phase[ph], name, phase[ph], ph == WD_PROF_PH_KERNEL_RUN, room, cause,
+                      size))
+            return true;
+    }
+    for (uint32_t k = 0; k < b->nlevels; k++) {
+        const lbound *l = &b->levels[k];
+        uint64_t ticks = cur != NULL && cur->level == l->level ? now : 0;
+        uint64_t count = cur != NULL && cur->level == l->level;
+        for (uint32_t i = 0; i < n; i++)
+            if (runs[i].level == l->level)
+                ticks += runs[i].effective, count++;
+        char name[64];
+        snprintf(name, sizeof name, "level %u ticks", l->level);
+        if (watch_one(&l->ticks, name, ticks, l->level == level, room, cause, size))
+            return true;
+        snprintf(name, sizeof name, "level %u kernel_runs", l->level);
+        if (watch_one(&l->runs, name, count, false, room, cause, size))
+            return true;
+    }
+    return false;
 }
 
 /* The overrun as a share of the limit: the sort key (largest first). */
 static double overrun(const row *r)
 {
+    if (!r->checked)
+        return -1e300;
     if (!r->reached)
         return 1e300;
     double lim = r->limit ? (double)r->limit : 1.0;
@@ -474,7 +561,7 @@ static void delta(const row *r, char *buf, size_t size)
 
 static const char *verdict(const row *r)
 {
-    return !r->reached ? "not reached" : r->ok ? "ok" : "EXCEEDED";
+    return !r->checked ? "not checked" : !r->reached ? "not reached" : r->ok ? "ok" : "EXCEEDED";
 }
 
 /* Every bound of the budget against the measures. Returns -1 or an exit code (a function the
@@ -483,16 +570,17 @@ static int compare(const budget *b, const measured *m, wd_prof *prof, const wd_m
                    const char *path, row *rows, uint32_t *n)
 {
     *n = 0;
-    add_row(rows, n, "total", &b->total, true, m->total);
+    bool final = !m->stopped;
+    add_row(rows, n, "total", &b->total, true, m->total, final);
     for (int ph = 0; ph < WD_PROF_PH_COUNT; ph++) {
         char name[64];
         snprintf(name, sizeof name, "phase %s", wd_prof_phase_names[ph]);
-        add_row(rows, n, name, &b->phase[ph], true, m->phase[ph]);
+        add_row(rows, n, name, &b->phase[ph], true, m->phase[ph], final);
     }
     for (uint32_t i = 0; i < b->nlevels; i++) {
         const lbound *l = &b->levels[i];
-        bool reached = l->level < m->nlevels;
-        if (!reached && !m->failed) {
+        bool reached = l->level < m->nlevels, over = final || l->level < m->final_levels;
+        if (!reached && !m->failed && !m->stopped) {
             char msg[160];
             snprintf(msg, sizeof msg,
                      "level %u is in the budget but the inputs reach %u level%s", l->level,
@@ -501,9 +589,9 @@ static int compare(const budget *b, const measured *m, wd_prof *prof, const wd_m
         }
         char name[64];
         snprintf(name, sizeof name, "level %u ticks", l->level);
-        add_row(rows, n, name, &l->ticks, reached, reached ? m->level_ticks[l->level] : 0);
+        add_row(rows, n, name, &l->ticks, reached, reached ? m->level_ticks[l->level] : 0, over);
         snprintf(name, sizeof name, "level %u kernel_runs", l->level);
-        add_row(rows, n, name, &l->runs, reached, reached ? m->level_runs[l->level] : 0);
+        add_row(rows, n, name, &l->runs, reached, reached ? m->level_runs[l->level] : 0, over);
     }
     for (uint32_t i = 0; i < b->nfuncs; i++) {
         uint64_t ticks;
@@ -517,7 +605,7 @@ static int compare(const budget *b, const measured *m, wd_prof *prof, const wd_m
         }
         char name[200];
         snprintf(name, sizeof name, "function %s", b->funcs[i].name);
-        add_row(rows, n, name, &b->funcs[i].b, true, ticks);
+        add_row(rows, n, name, &b->funcs[i].b, true, ticks, final);
     }
     qsort(rows, *n, sizeof *rows, cmp_rows);
     return -1;
@@ -549,8 +637,14 @@ static uint32_t print_failures(const wd_cli_pvm *s)
         printf("FAILED: the PVM is stuck: %s\n", stuck);
         failed++;
     }
+    if (s->stop.on && s->stop.in_run)
+        printf("STOPPED: level %u run %u %s\n", s->stop.run.level, s->stop.run.index,
+               s->stop.run.reason);
+    else if (s->stop.on)
+        printf("STOPPED: the kernel runs %s\n", s->stop.run.reason);
     return failed;
 }
+
 
 static void print_text(const wd_cli_pvm *s, const copts *o, const row *rows, uint32_t n,
                        uint32_t exceeded)
@@ -566,7 +660,7 @@ static void print_text(const wd_cli_pvm *s, const copts *o, const row *rows, uin
         char d[32], p[32];
         delta(r, d, sizeof d);
         percent(r, p, sizeof p);
-        if (!r->reached)
+        if (!r->reached || !r->checked)
             printf("%-*s %14s %14llu %10s %14llu %12s %9s  %s\n", w, r->name, "-",
                    (unsigned long long)r->max, r->tol, (unsigned long long)r->limit, "-", "-",
                    verdict(r));
@@ -575,16 +669,22 @@ static void print_text(const wd_cli_pvm *s, const copts *o, const row *rows, uin
                    (unsigned long long)r->measured, (unsigned long long)r->max, r->tol,
                    (unsigned long long)r->limit, d, p, verdict(r));
     }
-    uint32_t failed = print_failures(s), missed = 0;
-    for (uint32_t i = 0; i < n; i++)
-        missed += !rows[i].reached;
-    printf("%u bound%s: %u ok, %u exceeded", n, n == 1 ? "" : "s", n - exceeded,
+    uint32_t failed = print_failures(s), missed = 0, unchecked = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        missed += rows[i].checked && !rows[i].reached;
+        unchecked += !rows[i].checked;
+    }
+    printf("%u bound%s: %u ok, %u exceeded", n, n == 1 ? "" : "s", n - exceeded - unchecked,
            exceeded - missed);
     if (missed != 0)
         printf(", %u not reached", missed);
+    if (unchecked != 0)
+        printf(", %u not checked", unchecked);
     if (failed != 0)
         printf("; the kernel trapped or got stuck (never within budget)");
-    printf(": %s\n", exceeded == 0 && failed == 0 ? "pass" : "FAIL");
+    if (s->stop.on)
+        printf("; stopped at tick %llu", (unsigned long long)s->stop.tick);
+    printf(": %s\n", exceeded == 0 && failed == 0 && !s->stop.on ? "pass" : "FAIL");
 }
 
 static json_t *run_failures_json(const wd_cli_pvm *s)
@@ -617,20 +717,24 @@ static int print_json(const wd_cli_pvm *s, const copts *o, const row *rows, uint
         percent(r, p, sizeof p);
         json_t *j = json_pack("{sssIsssI}", "bound", r->name, "max", (json_int_t)r->max,
                               "tolerance", r->tol, "limit", (json_int_t)r->limit);
-        json_object_set_new(j, "measured", r->reached ? json_integer((json_int_t)r->measured)
-                                                      : json_null());
+        bool known = r->reached && r->checked;
+        json_object_set_new(j, "measured", known ? json_integer((json_int_t)r->measured)
+                                                 : json_null());
         json_int_t dv = r->measured >= r->max ? (json_int_t)(r->measured - r->max)
                                               : -(json_int_t)(r->max - r->measured);
-        json_object_set_new(j, "delta", r->reached ? json_integer(dv) : json_null());
-        json_object_set_new(j, "percent", r->reached ? json_string(p) : json_null());
-        json_object_set_new(j, "verdict", json_string(r->reached ? (r->ok ? "ok" : "exceeded")
-                                                                 : "not reached"));
+        json_object_set_new(j, "delta", known ? json_integer(dv) : json_null());
+        json_object_set_new(j, "percent", known ? json_string(p) : json_null());
+        json_object_set_new(j, "verdict", json_string(!r->checked   ? "not checked"
+                                                      : !r->reached ? "not reached"
+                                                      : r->ok       ? "ok"
+                                                                    : "exceeded"));
         json_array_append_new(bounds, j);
     }
     json_object_set_new(doc, "bounds", bounds);
     json_object_set_new(doc, "run_failures", run_failures_json(s));
     const char *stuck = wd_pvm_stuck_reason(s->pvm);
     json_object_set_new(doc, "stuck", stuck ? json_string(stuck) : json_null());
+    json_object_set_new(doc, "stopped", wd_cli_pvm_stop_json(s));
     json_object_set_new(doc, "pass", json_boolean(pass));
     return wd_cli_print_json(doc) ? -1 : WD_EXIT_USAGE;
 }
@@ -670,7 +774,7 @@ static void print_github(const wd_cli_pvm *s, const copts *o, const row *rows, u
     char title[300], msg[600];
     for (uint32_t i = 0; i < n; i++) {
         const row *r = &rows[i];
-        if (r->ok)
+        if (r->ok || !r->checked)
             continue;
         char d[32], p[32];
         delta(r, d, sizeof d);
@@ -699,6 +803,11 @@ static void print_github(const wd_cli_pvm *s, const copts *o, const row *rows, u
         if (stuck != NULL)
             gh_line("error", s->kernel_path, "kernel stuck", stuck);
     }
+    if (s->stop.on) {
+        snprintf(title, sizeof title, "kernel runs stopped: level %u run %u",
+                 s->stop.run.level, s->stop.run.index);
+        gh_line("error", s->kernel_path, title, s->stop.run.reason);
+    }
 }
 
 static void xml_escape(FILE *f, const char *s)
@@ -723,25 +832,36 @@ static int write_junit(const wd_cli_pvm *s, const copts *o, const row *rows, uin
 {
     FILE *f = fopen(o->junit, "w");
     if (f == NULL) {
-        fprintf(stderr, "wasmdbg: %s: cannot write\n", o->junit);
+        fprintf(stderr, "wasmdbg: %s: cannot write: %s\n", o->junit, strerror(errno));
         return WD_EXIT_USAGE;
     }
-    uint32_t nr, failed_runs = 0;
+    uint32_t nr, failed_runs = 0, unchecked = 0;
     const wd_run_report *runs = wd_pvm_runs(s->pvm, &nr);
     for (uint32_t i = 0; i < nr; i++)
         failed_runs += runs[i].outcome != WD_RUN_OK;
+    for (uint32_t i = 0; i < n; i++)
+        unchecked += !rows[i].checked;
     const char *stuck = wd_pvm_stuck_reason(s->pvm);
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n", f);
     fputs("  <testsuite name=\"tick budget ", f);
     xml_escape(f, o->budget_path);
-    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", n + 1,
-            exceeded + (failed_runs || stuck ? 1u : 0u));
+    fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"0\"", n + 1,
+            exceeded + (failed_runs || stuck || s->stop.on ? 1u : 0u));
+    if (unchecked != 0)
+        fprintf(f, " skipped=\"%u\"", unchecked);
+    fputs(">\n", f);
     for (uint32_t i = 0; i < n; i++) {
         const row *r = &rows[i];
         fputs("    <testcase classname=\"budget\" name=\"", f);
         xml_escape(f, r->name);
         if (r->ok) {
             fputs("\"/>\n", f);
+            continue;
+        }
+        if (!r->checked) {
+            fputs("\">\n      <skipped message=\"not checked: the kernel runs were stopped "
+                  "before its measure was final\"/>\n    </testcase>\n",
+                  f);
             continue;
         }
         char d[32], p[32];
@@ -758,21 +878,32 @@ static int write_junit(const wd_cli_pvm *s, const copts *o, const row *rows, uin
                 r->reached ? d : "", r->reached ? " " : "", r->reached ? p : "");
     }
     fputs("    <testcase classname=\"budget\" name=\"kernel runs\"", f);
-    if (failed_runs == 0 && stuck == NULL) {
+    if (failed_runs == 0 && stuck == NULL && !s->stop.on) {
         fputs("/>\n", f);
     } else {
         fputs(">\n      <failure message=\"", f);
-        for (uint32_t i = 0, k = 0; i < nr; i++)
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < nr; i++)
             if (runs[i].outcome != WD_RUN_OK) {
                 fprintf(f, "%slevel %u run %u: ", k++ ? "; " : "", runs[i].level, runs[i].index);
                 xml_escape(f, runs[i].reason);
             }
-        if (failed_runs == 0)
+        if (failed_runs == 0 && stuck != NULL) {
             xml_escape(f, stuck);
+            k++;
+        }
+        if (s->stop.on) {
+            fprintf(f, "%slevel %u run %u: ", k ? "; " : "", s->stop.run.level,
+                    s->stop.run.index);
+            xml_escape(f, s->stop.run.reason);
+        }
         fputs("\"/>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);
-    return fclose(f) == 0 ? -1 : WD_EXIT_USAGE;
+    if (fclose(f) == 0)
+        return -1;
+    fprintf(stderr, "wasmdbg: %s: cannot write: %s\n", o->junit, strerror(errno));
+    return WD_EXIT_USAGE;
 }
 
 /* ---- update ------------------------------------------------------------------------------- */
@@ -820,7 +951,7 @@ static int write_budget(const wd_cli_pvm *s, const copts *o, const budget *old, 
     snprintf(tmp, sizeof tmp, "%s.tmp", o->budget_path);
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
-        fprintf(stderr, "wasmdbg: %s: cannot write\n", tmp);
+        fprintf(stderr, "wasmdbg: %s: cannot write: %s\n", o->budget_path, strerror(errno));
         return WD_EXIT_USAGE;
     }
     const char *desc = had_old ? json_string_value(json_object_get(old->doc, "description")) : NULL;
@@ -877,7 +1008,7 @@ static int write_budget(const wd_cli_pvm *s, const copts *o, const budget *old, 
     }
     fputs(written ? "\n  }\n}\n" : "}\n}\n", f);
     if (fclose(f) != 0 || rename(tmp, o->budget_path) != 0) {
-        fprintf(stderr, "wasmdbg: %s: cannot write\n", o->budget_path);
+        fprintf(stderr, "wasmdbg: %s: cannot write: %s\n", o->budget_path, strerror(errno));
         remove(tmp);
         return WD_EXIT_USAGE;
     }
@@ -897,6 +1028,42 @@ static int usage(const char *fmt, const char *arg)
     return WD_EXIT_USAGE;
 }
 
+/* --tolerance T: ticks (a whole number, as the file's integer tolerances) or a percentage
+ * ("2%", "0.5%"). A bare fraction such as 2.5 is neither: it is refused, with the spelling
+ * of the percentage, rather than cut to 2 ticks. Returns -1 or the exit code. */
+static int parse_tol_option(const char *v, tol *t)
+{
+    char msg[300], percent[40];
+    *t = (tol){0};
+    if (strchr(v, '%') != NULL) {
+        if (parse_tol_text(v, t))
+            return -1;
+        snprintf(msg, sizeof msg, "--tolerance: expected a percentage with at most 3 decimals "
+                 "like 2%% or 0.5%%, got %.60s", v);
+        return usage("%s", msg);
+    }
+    wd_error err;
+    wd_error_clear(&err);
+    uint64_t ticks;
+    if (wd_numarg_u64("--tolerance", v, 0, INT64_MAX, &ticks, &err) == WD_OK) {
+        t->kind = 1;
+        t->ticks = ticks;
+        snprintf(t->text, sizeof t->text, "%llu", (unsigned long long)ticks);
+        return -1;
+    }
+    tol as_percent;
+    if (v[0] != '\0' && strspn(v, "0123456789") == strlen(v)) /* too many ticks */
+        snprintf(msg, sizeof msg, "%s", err.msg);
+    else if (snprintf(percent, sizeof percent, "%s%%", v) < (int)sizeof percent &&
+             parse_tol_text(percent, &as_percent))
+        snprintf(msg, sizeof msg, "--tolerance: %.30s is neither ticks (a whole number) nor a "
+                 "percentage: for %.30s percent of each max, write %.30s%%", v, v, v);
+    else
+        snprintf(msg, sizeof msg, "--tolerance: expected ticks (a whole number) or a percentage "
+                 "like 2%% or 0.5%%, got %.60s", v[0] != '\0' ? v : "nothing");
+    return usage("%s", msg);
+}
+
 /* Takes budget's own options out of argv[2..]; the rest go to *rest. Returns -1 or a code. */
 static int parse_opts(copts *o, int argc, char **argv, char **rest, int *nrest)
 {
@@ -908,7 +1075,10 @@ static int parse_opts(copts *o, int argc, char **argv, char **rest, int *nrest)
         if (takes && i + 1 >= argc)
             return usage("%s needs a value", a);
         const char *v = takes ? argv[++i] : NULL;
-        if (strcmp(a, "--json") == 0)
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(budget_help, stdout);
+            return WD_EXIT_OK;
+        } else if (strcmp(a, "--json") == 0)
             o->json = true;
         else if (strcmp(a, "--github") == 0)
             o->github = true;
@@ -917,19 +1087,14 @@ static int parse_opts(copts *o, int argc, char **argv, char **rest, int *nrest)
         else if (strcmp(a, "--junit") == 0)
             o->junit = v;
         else if (strcmp(a, "--tolerance") == 0) {
-            json_t *j = v[0] >= '0' && v[0] <= '9' && strchr(v, '%') == NULL
-                            ? json_integer((json_int_t)strtoll(v, NULL, 10))
-                            : json_string(v);
-            bool good = strspn(v, "0123456789.%") == strlen(v) && parse_tol(j, &o->new_tol);
-            json_decref(j);
-            if (!good)
-                return usage("--tolerance: expected ticks or a percentage like 2%%, got %s", v);
+            int code = parse_tol_option(v, &o->new_tol);
+            if (code >= 0)
+                return code;
         } else if (strcmp(a, "--functions") == 0) {
-            char *end;
-            unsigned long long n = strtoull(v, &end, 10);
-            if (*v < '0' || *v > '9' || *end != '\0' || n > 100000)
-                return usage("--functions: expected a number, got %s", v);
-            o->top = (uint32_t)n;
+            wd_error err;
+            wd_error_clear(&err);
+            if (wd_numarg_u32(a, v, 0, 100000, &o->top, &err) != WD_OK)
+                return usage("%s", err.msg);
         } else if (!takes)
             rest[(*nrest)++] = argv[i];
     }
@@ -986,10 +1151,12 @@ static int check(wd_cli_pvm *s, const copts *o, const budget *b, const measured 
         return bad(o->budget_path, "out of memory", "");
     uint32_t n;
     int code = compare(b, m, prof, wd_pvm_module(s->pvm), o->budget_path, rows, &n);
+    if (code < 0 && s->stop.on) /* a bound certainly exceeded, or --max-ticks: where */
+        wd_cli_pvm_print_stop(s, NULL, NULL);
     uint32_t exceeded = 0;
     for (uint32_t i = 0; code < 0 && i < n; i++)
-        exceeded += !rows[i].ok;
-    bool pass = exceeded == 0 && !m->failed;
+        exceeded += rows[i].checked && !rows[i].ok;
+    bool pass = exceeded == 0 && !m->failed && !m->stopped;
     if (code < 0 && o->json)
         code = print_json(s, o, rows, n, pass);
     else if (code < 0)
@@ -1005,10 +1172,13 @@ static int check(wd_cli_pvm *s, const copts *o, const budget *b, const measured 
 static int update(wd_cli_pvm *s, const copts *o, const budget *old, bool had_old,
                   const measured *m, wd_prof *prof)
 {
-    if (m->failed) {
+    if (m->stopped)
+        wd_cli_pvm_print_stop(s, NULL, NULL);
+    if (m->failed || m->stopped) {
         print_failures(s);
-        fprintf(stderr, "wasmdbg: %s: not written: a kernel that traps or gets stuck has no "
-                "budget\n", o->budget_path);
+        fprintf(stderr, "wasmdbg: %s: not written: %s\n", o->budget_path,
+                m->failed ? "a kernel that traps or gets stuck has no budget"
+                          : "the kernel runs were stopped before their end (--max-ticks)");
         return WD_EXIT_FAILED;
     }
     int code = write_budget(s, o, old, had_old, m, prof, wd_pvm_module(s->pvm));
@@ -1094,6 +1264,10 @@ int wd_cli_budget(int argc, char **argv)
     wd_cli_pvm s;
     code = wd_cli_pvm_start_hooks(&s, nrest, rest, budget_help, true, &hook.hooks);
     free(rest);
+    if (code < 0 && is_check && strcmp(b.model, s.costs.name) == 0) {
+        s.watch = watch_bounds; /* stop as soon as a bound is certainly exceeded */
+        s.watch_ud = &b;
+    }
     if (code < 0) {
         code = measure_and_go(&s, &o, is_check, &b, had_old, &hook, &pctx);
         wd_cli_pvm_finish(&s);

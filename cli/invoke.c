@@ -8,13 +8,13 @@
  * --max-ticks prints `out of ticks after N ticks` and exits 1. Bad usage or input prints
  * one line on stderr (`wasmdbg: FILE:0xOFFSET: category: message`) and exits 2. */
 #include "cli/cli.h"
+#include "cli/numarg.h"
 #include "decode/decode.h"
 #include "eval/eval.h"
 #include "link/link.h"
 #include "vm/spectest.h"
 #include "vm/tickmodel.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -77,19 +77,6 @@ static int usage_error(const char *fmt, ...)
     return WD_EXIT_USAGE;
 }
 
-static bool parse_u64(const char *text, uint64_t *out)
-{
-    char *end;
-    if (text == NULL || *text < '0' || *text > '9')
-        return false;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno != 0 || *end != '\0')
-        return false;
-    *out = v;
-    return true;
-}
-
 /* `--name VALUE` or `--name=VALUE`; advances *i past a separate value. */
 static const char *option_value(int argc, char **argv, int *i, const char *name)
 {
@@ -125,8 +112,10 @@ static int parse_opts(int argc, char **argv, invoke_opts *o)
         } else if ((v = option_value(argc, argv, &i, "--tick-model")) != NULL) {
             o->model = v;
         } else if ((v = option_value(argc, argv, &i, "--max-ticks")) != NULL) {
-            if (!parse_u64(v, &o->max_ticks))
-                return usage_error("--max-ticks needs a tick count, not \"%s\"", v);
+            wd_error err;
+            wd_error_clear(&err);
+            if (wd_numarg_u64("--max-ticks", v, 0, UINT64_MAX, &o->max_ticks, &err) != WD_OK)
+                return usage_error("%s", err.msg);
         } else {
             return usage_error("unknown option \"%s\"", a);
         }

@@ -2,6 +2,7 @@
  * `run`, with the profiler listening, then prints the reference debugger's per-run summary
  * and wasmdbg's (totals, top functions, hot steps) and writes the profile's files. */
 #include "cli/cli.h"
+#include "cli/numarg.h"
 #include "cli/profhook.h"
 #include "cli/pvmopts.h"
 
@@ -28,8 +29,8 @@ static const char profile_help[] =
     "  --mode full|cct|auto    full call tree, calling-context tree (merged call paths,\n"
     "                          bounded memory), or full until it gets big (default auto)\n"
     "  --full-limit N          nodes before auto mode switches to cct (default 262144)\n"
-    "  -o DIR                  where the files go (same as --flamecharts-dir; default: a new\n"
-    "                          temporary directory)\n"
+    "  -o DIR                  where the files go (same as --flamecharts-dir; created with its\n"
+    "                          parents; default: a new temporary directory)\n"
     "  --json                  print the JSON profile instead of the summary\n"
     "  --record FILE           also write the event stream to FILE (see `wasmdbg report`)\n"
     "  --fail-on-stuck         exit 1 when a run traps or the PVM gets stuck\n";
@@ -40,16 +41,6 @@ typedef struct popts {
     wd_prof_mode mode;
     const char *out_dir, *record;
 } popts;
-
-static bool parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end != '\0' || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
 
 /* Takes profile's own options out of argv; the rest go to *rest. Returns -1 or an exit code. */
 static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
@@ -79,13 +70,14 @@ static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
             o->out_dir = v;
         else if (strcmp(a, "--record") == 0)
             o->record = v;
-        else if ((strcmp(a, "--max-depth") == 0 && (!parse_u32(v, &o->max_depth) ||
-                                                    o->max_depth == 0)) ||
-                 (strcmp(a, "--full-limit") == 0 && (!parse_u32(v, &o->full_limit) ||
-                                                     o->full_limit == 0))) {
-            fprintf(stderr, "wasmdbg: %s: expected a positive number, got %s\n\n%s", a, v,
-                    profile_help);
-            return WD_EXIT_USAGE;
+        else if (strcmp(a, "--max-depth") == 0 || strcmp(a, "--full-limit") == 0) {
+            wd_error err;
+            wd_error_clear(&err);
+            uint32_t *n = strcmp(a, "--max-depth") == 0 ? &o->max_depth : &o->full_limit;
+            if (wd_numarg_u32(a, v, 1, UINT32_MAX, n, &err) != WD_OK) {
+                fprintf(stderr, "wasmdbg: %s\n\n%s", err.msg, profile_help);
+                return WD_EXIT_USAGE;
+            }
         } else if (strcmp(a, "--mode") == 0) {
             if (strcmp(v, "full") == 0)
                 o->mode = WD_PROF_FULL;
@@ -136,20 +128,20 @@ static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const
     uint32_t seen = 0;
     if (o->no_reboot) {
         wd_profhook_level(hook, wd_pvm_level(s->pvm));
-        const wd_inbox *inbox = s->inputs != NULL && s->inputs->count > 0
-                                    ? &s->inputs->inboxes[0]
-                                    : NULL;
-        WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
-        WD_TRY(wd_pvm_kernel_run(s->pvm, err));
+        wd_status st = wd_cli_pvm_run_first(s, err);
         report_runs(s, hook, loc, &seen, o->with_time);
-        return WD_OK;
+        return st;
     }
     uint32_t count = s->inputs ? s->inputs->count : 0;
     for (uint32_t i = 0; i < count && wd_pvm_get_state(s->pvm) != WD_PVM_STUCK; i++) {
         bool more;
         wd_profhook_level(hook, wd_pvm_level(s->pvm));
-        WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
+        wd_status st = wd_cli_pvm_step_inbox(s, &more, err);
+        /* the runs over, also when it stopped (Ctrl-C, --max-ticks) inside a later one: a
+         * stopped run's report must follow theirs */
         report_runs(s, hook, loc, &seen, o->with_time);
+        if (st != WD_OK)
+            return st;
     }
     return WD_OK;
 }
@@ -219,6 +211,14 @@ int wd_cli_profile(int argc, char **argv)
         wd_prof_free(prof);
         return code;
     }
+    /* -o or --flamecharts-dir: created and checked before anything runs */
+    const char *asked = o.out_dir ? o.out_dir : s.flamecharts_dir;
+    if (asked != NULL && !wd_cli_pvm_out_dir(o.out_dir ? "-o" : "--flamecharts-dir", asked)) {
+        wd_cli_pvm_finish(&s);
+        wd_profhook_fini(&hook);
+        wd_prof_free(prof);
+        return WD_EXIT_USAGE;
+    }
     char ts[64], base[128], *made = NULL;
     wd_profhook_timestamp(ts, sizeof ts);
     snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
@@ -229,7 +229,7 @@ int wd_cli_profile(int argc, char **argv)
     wd_srcloc_init(&loc, hook.ctx);
     wd_status st = WD_OK;
     bool discard = false;
-    if (!wd_cli_prof_dir(o.out_dir ? o.out_dir : s.flamecharts_dir, &made, &dir))
+    if (!wd_cli_prof_dir(asked, &made, &dir))
         st = WD_ERR_IO;
     else /* the files are created while the kernel runs, when the feed has a thread */
         files = wd_prof_files_new(&(wd_prof_out){.dir = dir, .base = base});
@@ -252,6 +252,17 @@ int wd_cli_profile(int argc, char **argv)
             wd_prof_run_info info = wd_profhook_run_info(&r, 0, r.reason, o.with_time);
             wd_profhook_add_run(&hook, &info);
         }
+        st = WD_OK;
+    }
+    /* --max-ticks: the profile ends at the stop, the open calls closed at its tick */
+    bool stopped = st == WD_OUT_OF_TICKS;
+    if (stopped) {
+        wd_cli_pvm_print_stop(&s, wd_srcloc_lookup, &loc);
+        if (s.stop.in_run) {
+            wd_prof_run_info info = wd_profhook_run_info(&s.stop.run, 0, NULL, o.with_time);
+            wd_profhook_add_run(&hook, &info);
+        }
+        wd_error_clear(&err);
         st = WD_OK;
     }
     wd_prof_out out = {.dir = dir, .base = base, .collapsed = o.collapsed,
@@ -284,7 +295,8 @@ int wd_cli_profile(int argc, char **argv)
             .files = files,
         };
         code = wd_cli_prof_finish(prof, &po);
-        if (code == WD_EXIT_OK && o.fail_on_stuck && wd_cli_pvm_had_failure(&s))
+        if (code == WD_EXIT_OK &&
+            (stopped || (o.fail_on_stuck && wd_cli_pvm_had_failure(&s))))
             code = WD_EXIT_FAILED;
         if (code == WD_EXIT_OK && interrupted)
             code = WD_EXIT_INTERRUPTED;

@@ -5,12 +5,16 @@
 
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "cli/numarg.h"
 #include "vm/base58.h"
 #include "vm/tickmodel.h"
 
@@ -18,9 +22,14 @@
  * arrived (the reference's format). */
 static void timings_line(wd_cli_pvm *s)
 {
+    /* whole seconds, and the rest in nanoseconds rounded to a whole number (the reference's
+     * timing_buffer.ml: Float.round) */
     double e = s->line_start - s->t0;
-    json_t *j = json_pack("{s{sfsf}ss#}", "elapsed", "secs", (double)(long long)e, "nanos",
-                          (e - (double)(long long)e) * 1e9, "message", s->line, s->line_size);
+    long long secs = (long long)e, nanos = llround((e - (double)secs) * 1e9);
+    if (nanos >= 1000000000)
+        secs++, nanos -= 1000000000;
+    json_t *j = json_pack("{s{sIsI}ss#}", "elapsed", "secs", (json_int_t)secs, "nanos",
+                          (json_int_t)nanos, "message", s->line, s->line_size);
     char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     if (text != NULL)
         fprintf(s->timings, "%s\n", text);
@@ -132,7 +141,8 @@ static wd_status installer_yaml(wd_cli_pvm *s, wd_error *err)
 {
     FILE *f = fopen(s->installer_path, "r");
     if (f == NULL)
-        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open", s->installer_path);
+        return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", s->installer_path,
+                       strerror(errno));
     char line[8192], value[8192] = "", to[512] = "";
     int n = 0, pending = 0;
     wd_status st = WD_OK;
@@ -212,9 +222,11 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
     s->cfg.version = WD_PVM_V6;
     s->cfg.preimage_dir = "preimage";
     s->cfg.dal_dir = "dal_pages";
+    s->max_ticks = UINT64_MAX;
     s->t0 = wd_clock_seconds();
     const char *rollup = NULL, *version = NULL, *v;
     for (int i = 0; i < argc; i++) {
+        const char *opt = argv[i]; /* value_of moves i to the value */
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(help, stdout);
             return WD_EXIT_OK;
@@ -239,13 +251,17 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
         } else if ((v = value_of(argc, argv, &i, "--tick-model", NULL)) != NULL) {
             s->model_name = v;
         } else if ((v = value_of(argc, argv, &i, "--ticks-per-snapshot", NULL)) != NULL) {
-            char *end = NULL;
-            errno = 0;
-            unsigned long long n = *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
-            if (end == NULL || *end != '\0' || errno != 0 || n < 2)
-                return usage(help, "--ticks-per-snapshot takes a whole number of ticks, at "
-                                   "least 2, not %s", v);
-            s->cfg.period = n;
+            wd_error nerr;
+            wd_error_clear(&nerr);
+            if (wd_numarg_u64("--ticks-per-snapshot", v, 2, UINT64_MAX, &s->cfg.period,
+                              &nerr) != WD_OK)
+                return usage(help, "%s", nerr.msg);
+        } else if ((v = value_of(argc, argv, &i, "--max-ticks", NULL)) != NULL) {
+            wd_error err;
+            wd_error_clear(&err);
+            if (*v != '\0' && wd_numarg_u64("--max-ticks", v, 0, UINT64_MAX, &s->max_ticks,
+                                             &err) != WD_OK)
+                return usage(help, "%s", err.msg);
         } else if (strcmp(argv[i], "--no-kernel-debug") == 0) {
             s->kernel_debug = false;
         } else if (strcmp(argv[i], "--no-fuse") == 0) {
@@ -258,7 +274,7 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
             return usage(help, "unexpected argument %s", argv[i]);
         }
         if (v != NULL && *v == '\0')
-            return usage(help, "%s needs a value", argv[i]);
+            return usage(help, "%s needs a value", opt);
     }
     if (s->kernel_path == NULL)
         return usage(help, "%s", "A kernel file must be provided");
@@ -283,7 +299,8 @@ int wd_cli_pvm_start_hooks(wd_cli_pvm *s, int argc, char **argv, const char *hel
     if (st == WD_OK && s->inputs_path != NULL)
         st = wd_inputs_load(&s->ctx, s->inputs_path, s->cfg.rollup, &s->inputs, &err);
     if (st == WD_OK && s->timings_path != NULL && (s->timings = fopen(s->timings_path, "w")) == NULL)
-        st = wd_fail(&err, WD_ERR_IO, 0, "%s: cannot write", s->timings_path);
+        st = wd_fail(&err, WD_ERR_IO, 0, "%s: cannot write: %s", s->timings_path,
+                     strerror(errno));
     s->cfg.costs = &s->costs;
     s->cfg.hooks = hooks;
     s->cfg.debug = on_debug;
@@ -339,6 +356,150 @@ static void on_sigint(int sig)
     t->pending = 1;
 }
 
+/* A kernel_run in progress (not over yet). */
+static bool in_progress(const wd_pvm *p)
+{
+    char buf[8];
+    return wd_pvm_get_state(p) == WD_PVM_EVAL &&
+           strcmp(wd_pvm_internal_status(p, buf, sizeof buf), "Eval") == 0;
+}
+
+uint64_t wd_cli_pvm_used(const wd_cli_pvm *s)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    uint64_t used = 0;
+    for (uint32_t i = 0; i < n; i++)
+        used += runs[i].effective;
+    const wd_run_report *cur = wd_pvm_current_run(s->pvm);
+    if (cur != NULL)
+        used += wd_pvm_ticks(s->pvm) - cur->start;
+    return used;
+}
+
+void wd_cli_pvm_mark_stop(wd_cli_pvm *s, const char *cause)
+{
+    wd_cli_pvm_stop *x = &s->stop;
+    memset(x, 0, sizeof *x);
+    x->on = true;
+    x->tick = wd_pvm_ticks(s->pvm);
+    x->total = wd_cli_pvm_used(s);
+    if (cause == NULL)
+        snprintf(x->cause, sizeof x->cause, "--max-ticks %" PRIu64 " reached", s->max_ticks);
+    else
+        snprintf(x->cause, sizeof x->cause, "%s", cause);
+    const wd_run_report *cur = wd_pvm_current_run(s->pvm);
+    x->in_run = cur != NULL;
+    if (cur != NULL) {
+        x->run = *cur;
+        x->run.effective = x->tick - cur->start;
+        x->run.outcome = WD_RUN_STUCK;
+        x->run.backtrace[0] = '\0';
+        snprintf(x->run.reason, sizeof x->run.reason, "stopped at tick %" PRIu64 ": %s", x->tick,
+                 x->cause);
+        return;
+    }
+    /* between runs: the run due is the next of the current level */
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    x->run.level = wd_pvm_level(s->pvm) > 0 ? wd_pvm_level(s->pvm) - 1 : 0;
+    for (uint32_t i = 0; i < n; i++)
+        x->run.index += runs[i].level == x->run.level;
+    x->run.start = x->tick;
+    x->run.outcome = WD_RUN_STUCK;
+    snprintf(x->run.reason, sizeof x->run.reason,
+             "stopped at tick %" PRIu64 ": %s, before kernel run %u of level %u", x->tick,
+             x->cause, x->run.index, x->run.level);
+}
+
+uint32_t wd_cli_pvm_run_count(const wd_cli_pvm *s)
+{
+    uint32_t n;
+    (void)wd_pvm_runs(s->pvm, &n);
+    return n + (s->stop.on && s->stop.in_run);
+}
+
+const wd_run_report *wd_cli_pvm_run_get(const wd_cli_pvm *s, uint32_t i)
+{
+    uint32_t n;
+    const wd_run_report *runs = wd_pvm_runs(s->pvm, &n);
+    return i < n ? &runs[i] : &s->stop.run;
+}
+
+/* Kernel runs under --max-ticks or a watch, until input is needed (or, with `one_run`, the
+ * first run is over). Every step is one wd_pvm_advance: a kernel run's decode, link and init
+ * (one step of the PVM), then its kernel_run in slices of ticks the limits allow, then its
+ * end (padding, reboot or yield); the limits are looked at between them. */
+static wd_status drive_limited(wd_cli_pvm *s, bool one_run, wd_error *err)
+{
+    wd_pvm *p = s->pvm;
+    uint32_t runs_before;
+    (void)wd_pvm_runs(p, &runs_before);
+    for (;;) {
+        if (s->stop.on)
+            return wd_fail(err, WD_OUT_OF_TICKS, 0, "%s", s->stop.run.reason);
+        wd_pvm_state state = wd_pvm_get_state(p);
+        uint32_t runs_now;
+        (void)wd_pvm_runs(p, &runs_now);
+        if (one_run && state == WD_PVM_SNAPSHOT && runs_now > runs_before)
+            return WD_OK;
+        bool running = in_progress(p);
+        wd_pvm_goal goal = WD_GOAL_KERNEL_RUN; /* a kernel_run over: its run ends, no code */
+        uint64_t n = 0, room = UINT64_MAX, now = wd_pvm_ticks(p);
+        bool by_max = false;
+        if (state == WD_PVM_SNAPSHOT || running) {
+            char cause[sizeof s->stop.cause];
+            if (s->watch != NULL && s->watch(s->watch_ud, s, &room, cause, sizeof cause)) {
+                wd_cli_pvm_mark_stop(s, cause);
+                continue;
+            }
+            uint64_t used = wd_cli_pvm_used(s);
+            if (used >= s->max_ticks) {
+                wd_cli_pvm_mark_stop(s, NULL);
+                continue;
+            }
+            by_max = s->max_ticks - used <= room;
+            goal = WD_GOAL_TICKS;
+            /* from a Snapshot, one tick asked for runs decode, link and init only */
+            n = state == WD_PVM_SNAPSHOT ? 1 : WD_MAX(WD_MIN(room, s->max_ticks - used), 1);
+            n = WD_MIN(n, UINT64_MAX - now);
+        }
+        wd_pvm_stop stop;
+        WD_TRY(wd_pvm_advance(p, goal, n, &stop, err));
+        if (stop == WD_STOP_PAUSED && wd_pvm_thread(p)->pending)
+            return wd_fail(err, WD_PAUSED, 0, "interrupted at tick %" PRIu64, wd_pvm_ticks(p));
+        if (stop == WD_STOP_INPUT || stop == WD_STOP_STUCK)
+            return WD_OK;
+        /* kernel_run stopped short of the ticks asked for and goes on: its next instruction
+         * would end past them. Under --max-ticks that is the stop; a watch's bound is only
+         * certainly exceeded after that instruction, which the next advance runs. */
+        if (running && by_max && stop == WD_STOP_GOAL && in_progress(p) &&
+            wd_pvm_ticks(p) - now < n)
+            wd_cli_pvm_mark_stop(s, NULL);
+    }
+}
+
+static bool limited(const wd_cli_pvm *s)
+{
+    return s->max_ticks != UINT64_MAX || s->watch != NULL;
+}
+
+/* Runs the kernel runs due with Ctrl-C caught (see on_sigint); `one_run` only when limited. */
+static wd_status drive(wd_cli_pvm *s, bool one_run, wd_error *err)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigint_thread = wd_pvm_thread(s->pvm);
+    sigaction(SIGINT, &sa, &old);
+    wd_status st = limited(s) ? drive_limited(s, one_run, err)
+                              : wd_pvm_run_until_input(s->pvm, err);
+    sigaction(SIGINT, &old, NULL);
+    sigint_thread = NULL;
+    return st;
+}
+
 wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err)
 {
     const wd_inbox *inbox = NULL;
@@ -346,19 +507,23 @@ wd_status wd_cli_pvm_step_inbox(wd_cli_pvm *s, bool *more, wd_error *err)
     if (*more)
         inbox = &s->inputs->inboxes[s->next_inbox++];
     WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigint_thread = wd_pvm_thread(s->pvm);
-    sigaction(SIGINT, &sa, &old);
-    wd_status st = wd_pvm_run_until_input(s->pvm, err);
-    sigaction(SIGINT, &old, NULL);
-    sigint_thread = NULL;
-    return st;
+    return drive(s, false, err);
 }
 
-void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
+wd_status wd_cli_pvm_run_first(wd_cli_pvm *s, wd_error *err)
+{
+    const wd_inbox *inbox =
+        s->inputs != NULL && s->inputs->count > 0 ? &s->inputs->inboxes[0] : NULL;
+    WD_TRY(wd_pvm_load_inbox(s->pvm, inbox, err));
+    if (!limited(s)) /* as it always was: wd_pvm_kernel_run, which Ctrl-C does not stop */
+        return wd_pvm_kernel_run(s->pvm, err);
+    return drive(s, true, err);
+}
+
+/* `wasmdbg: WHAT at tick T (level L, kernel run K, N ticks into it)[: CAUSE]`, then the call
+ * stack with module offsets, and source lines when `loc` finds them. */
+static void print_where(wd_cli_pvm *s, const char *what, const char *cause, wd_srcloc_fn loc,
+                        void *loc_ud)
 {
     enum { SHOWN = 20 };
     wd_thread *t = wd_pvm_thread(s->pvm);
@@ -367,10 +532,12 @@ void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
         fputc('\n', s->debug_to_stderr ? stderr : stdout);
     s->debug_mid_line = false;
     fflush(stdout);
-    fprintf(stderr, "wasmdbg: interrupted at tick %" PRIu64, t->ticks);
+    fprintf(stderr, "wasmdbg: %s at tick %" PRIu64, what, t->ticks);
     if (r != NULL)
         fprintf(stderr, " (level %u, kernel run %u, %" PRIu64 " ticks into it)", r->level,
                 r->index, t->ticks - r->start);
+    if (cause != NULL)
+        fprintf(stderr, ": %s", cause);
     fputc('\n', stderr);
     wd_snapshot snap;
     wd_error err;
@@ -391,6 +558,30 @@ void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
     wd_snapshot_free(&s->ctx, &snap);
 }
 
+void wd_cli_pvm_print_interrupt(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
+{
+    print_where(s, "interrupted", NULL, loc, loc_ud);
+}
+
+void wd_cli_pvm_print_stop(wd_cli_pvm *s, wd_srcloc_fn loc, void *loc_ud)
+{
+    if (!s->stop.in_run) {
+        fflush(stdout);
+        fprintf(stderr, "wasmdbg: %s\n", s->stop.run.reason);
+        return;
+    }
+    print_where(s, "stopped", s->stop.cause, loc, loc_ud);
+}
+
+json_t *wd_cli_pvm_stop_json(const wd_cli_pvm *s)
+{
+    if (!s->stop.on)
+        return json_null();
+    return json_pack("{sssIsIsIsb}", "reason", s->stop.run.reason, "tick",
+                     (json_int_t)s->stop.tick, "level", (json_int_t)s->stop.run.level,
+                     "kernel_run", (json_int_t)s->stop.run.index, "in_run", s->stop.in_run);
+}
+
 wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err)
 {
     uint32_t count = s->inputs ? s->inputs->count : 0;
@@ -399,6 +590,52 @@ wd_status wd_cli_pvm_run_all(wd_cli_pvm *s, wd_error *err)
         WD_TRY(wd_cli_pvm_step_inbox(s, &more, err));
     }
     return WD_OK;
+}
+
+/* mkdir -p: each missing component of `path` in turn. */
+static int make_dirs(const char *path)
+{
+    size_t n = strlen(path);
+    char *buf = malloc(n + 1);
+    if (buf == NULL)
+        return ENOMEM;
+    memcpy(buf, path, n + 1);
+    int rc = 0;
+    for (size_t i = 1; i <= n && rc == 0; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        struct stat st;
+        if (stat(buf, &st) != 0 && mkdir(buf, 0777) != 0 && errno != EEXIST)
+            rc = errno;
+        buf[i] = c;
+    }
+    free(buf);
+    return rc;
+}
+
+bool wd_cli_pvm_out_dir(const char *option, const char *dir)
+{
+    struct stat st;
+    int rc = make_dirs(dir);
+    if (rc != 0) {
+        fprintf(stderr, "wasmdbg: %s %s: cannot create the directory: %s\n", option, dir,
+                strerror(rc));
+        return false;
+    }
+    if (stat(dir, &st) != 0)
+        rc = errno;
+    else if (!S_ISDIR(st.st_mode))
+        rc = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = errno;
+    if (rc != 0) {
+        fprintf(stderr, "wasmdbg: %s %s: cannot write the profile's files there: %s\n", option,
+                dir, strerror(rc));
+        return false;
+    }
+    return true;
 }
 
 void wd_cli_pvm_finish(wd_cli_pvm *s)

@@ -38,6 +38,8 @@ static const char debug_help[] =
     "debug options:\n"
     "  -x FILE                 run the commands in FILE first (lines starting with # are\n"
     "                          comments)\n"
+    "  -o DIR                  where `profile` writes its files (same as --flamecharts-dir;\n"
+    "                          created with its parents; default: a new temporary directory)\n"
     "  --echo                  print each command (after `> `) before running it\n";
 
 /* ---- small helpers ------------------------------------------------------------------------ */
@@ -328,6 +330,39 @@ static bool advance(wd_repl *r, wd_pvm_goal goal, uint64_t n, wd_pvm_stop *stop)
     return true;
 }
 
+/* --max-ticks (pvmopts.h): the kernel runs stop once they have taken that many ticks in all.
+ * Bounds the advance about to start (*sub, *k): a kernel_run over only ends its run (the next
+ * one's code may not fit), otherwise the advance runs at most to the tick where the limit is
+ * reached (*capped: the limit, not the command, ends it). False when the limit is reached
+ * already: nothing runs (r->s.stop says where it stopped). `step instr` runs its instruction
+ * whole. */
+static bool limit_advance(wd_repl *r, bool fin, wd_pvm_goal *sub, uint64_t *k, bool *capped)
+{
+    wd_cli_pvm *s = &r->s;
+    *capped = false;
+    if (s->max_ticks == UINT64_MAX)
+        return true;
+    if (s->stop.on)
+        return false;
+    if (fin) {
+        *sub = WD_GOAL_KERNEL_RUN;
+        *k = 0;
+        return true;
+    }
+    uint64_t used = wd_cli_pvm_used(s), now = r->t->ticks;
+    if (used >= s->max_ticks) {
+        wd_cli_pvm_mark_stop(s, NULL);
+        return false;
+    }
+    uint64_t room = s->max_ticks - used;
+    if (*sub == WD_GOAL_INSTRS || room > UINT64_MAX - now || (*sub == WD_GOAL_TICKS && *k <= room))
+        return true;
+    *sub = WD_GOAL_TICKS;
+    *k = room;
+    *capped = true;
+    return true;
+}
+
 /* One step of wd_repl_drive: true when the drive stops there (*why says why). */
 static bool drive_once(wd_repl *r, wd_pvm_goal goal, uint64_t n, uint64_t target,
                        wd_repl_stop *why)
@@ -358,6 +393,9 @@ static bool drive_once(wd_repl *r, wd_pvm_goal goal, uint64_t n, uint64_t target
     wd_pvm_goal sub = sub_goal(r, goal, target, t->ticks, &k);
     if (sub == WD_GOAL_INSTRS)
         k = n;
+    bool capped;
+    if (!limit_advance(r, fin, &sub, &k, &capped))
+        return true;
     if (!advance(r, sub, k, &stop)) {
         *why = WD_REPL_ERROR;
         return true;
@@ -377,6 +415,10 @@ static bool drive_once(wd_repl *r, wd_pvm_goal goal, uint64_t n, uint64_t target
         return true;
     }
     bool fin_now = wd_repl_finished(r);
+    if (capped && stop == WD_STOP_GOAL && wd_pvm_get_state(p) == WD_PVM_EVAL && !fin_now) {
+        wd_cli_pvm_mark_stop(&r->s, NULL); /* at the limit, or the last instruction within */
+        return true;
+    }
     bool moved = t->ticks != before || wd_pvm_get_state(p) != state || fin_now != fin;
     if (moved && fin_now && trap_hit(r)) {
         *why = WD_REPL_BREAK;
@@ -494,6 +536,8 @@ static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
                (unsigned long long)(wd_repl_now(r) - r->lag_start),
                (unsigned long long)(r->t->ticks - r->lag_start));
     }
+    if (r->s.stop.on) /* its reason, "stopped at tick ...", capitalized */
+        printf("S%s\n", r->s.stop.run.reason + 1);
     printf("Evaluation took %llu ticks so far\n", (unsigned long long)took);
     wd_repl_show_status(r);
 }
@@ -570,8 +614,8 @@ static const doc docs[] = {
      "reference's internal chunk encoding of them)."},
     {"show subkeys [<path>] | ls [<path>]", "prints the children of <path> (default /)."},
     {"show key <key> [as <kind>]",
-     "prints the value at <key> as hex (default), string, or a little-endian unsigned "
-     "integer: u16/uint16, i32/int32, i64/int64, u128/uint128, u256/uint256."},
+     "prints the value at <key> as hex (default), string, or a little-endian integer: "
+     "u16/uint16, i32/int32, i64/int64 (signed), u128/uint128, u256/uint256."},
     {"dump function symbols", "prints the kernel's function names (from its name section)."},
     {"step tick | result | kernel_run | inbox",
      "runs one of the PVM's ticks (inside an instruction, or decode, link and init, which "
@@ -1083,16 +1127,20 @@ static int start(wd_repl *r, int argc, char **argv, const char **script)
     if (rest == NULL)
         return WD_EXIT_USAGE;
     int nrest = 0;
+    const char *out_dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--echo") == 0) {
             r->echo = true;
-        } else if (strcmp(argv[i], "-x") == 0) {
+        } else if (strcmp(argv[i], "-x") == 0 || strcmp(argv[i], "-o") == 0) {
             if (i + 1 >= argc) {
                 free(rest);
-                fprintf(stderr, "wasmdbg: -x needs a value\n\n%s", debug_help);
+                fprintf(stderr, "wasmdbg: %s needs a value\n\n%s", argv[i], debug_help);
                 return WD_EXIT_USAGE;
             }
-            *script = argv[++i];
+            if (argv[i++][1] == 'x')
+                *script = argv[i];
+            else
+                out_dir = argv[i];
         } else {
             rest[nrest++] = argv[i];
         }
@@ -1101,6 +1149,14 @@ static int start(wd_repl *r, int argc, char **argv, const char **script)
                           .big_step = on_big_step};
     int code = wd_cli_pvm_start_hooks(&r->s, nrest, rest, debug_help, false, &r->hooks);
     free(rest);
+    if (code < 0 && out_dir != NULL)
+        r->s.flamecharts_dir = out_dir; /* -o wins, as in `profile` */
+    /* where `profile` will write: created and checked before anything runs */
+    if (code < 0 && r->s.flamecharts_dir != NULL &&
+        !wd_cli_pvm_out_dir(out_dir != NULL ? "-o" : "--flamecharts-dir", r->s.flamecharts_dir)) {
+        wd_cli_pvm_finish(&r->s);
+        code = WD_EXIT_USAGE;
+    }
     return code;
 }
 

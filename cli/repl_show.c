@@ -535,29 +535,37 @@ void wd_repl_show_subkeys(wd_repl *r, const char *path)
     }
 }
 
-/* Integer kinds of `show key ... as` and `show memory ... as`: their byte count, or 0. */
-static size_t int_kind(const char *kind, const char **name)
+/* Integer kinds of `show key ... as` and `show memory ... as`: their byte count, or 0;
+ * *is_signed for the signed ones (i32, i64). */
+static size_t int_kind(const char *kind, const char **name, bool *is_signed)
 {
     static const struct {
         const char *a, *b;
         size_t n;
-    } kinds[] = {{"u16", "uint16", 2}, {"i32", "int32", 4}, {"i64", "int64", 8},
-                 {"u128", "uint128", 16}, {"u256", "uint256", 32}};
+        bool is_signed;
+    } kinds[] = {{"u16", "uint16", 2, false},
+                 {"i32", "int32", 4, true},
+                 {"i64", "int64", 8, true},
+                 {"u128", "uint128", 16, false},
+                 {"u256", "uint256", 32, false}};
     for (size_t i = 0; i < WD_ARRAY_COUNT(kinds); i++) {
         if (strcmp(kind, kinds[i].a) == 0 || strcmp(kind, kinds[i].b) == 0) {
             *name = kinds[i].a;
+            *is_signed = kinds[i].is_signed;
             return kinds[i].n;
         }
     }
     return 0;
 }
 
-/* A value as `kind`: hex, string, or a little-endian unsigned integer (the reference's
- * message, then hex, when the size is wrong). */
+/* A value as `kind`: hex, string, or a little-endian integer, signed for i32 and i64 (the
+ * reference reads every kind unsigned: its i64 -1 shows as 18446744073709551615), with the
+ * reference's message, then hex, when the size is wrong. */
 static void print_value(const uint8_t *b, size_t n, const char *kind)
 {
     const char *name;
-    size_t want = int_kind(kind, &name);
+    bool is_signed = false;
+    size_t want = int_kind(kind, &name, &is_signed);
     if (strcmp(kind, "string") == 0) {
         fwrite(b, 1, n, stdout);
     } else if (want == 0) {
@@ -566,6 +574,15 @@ static void print_value(const uint8_t *b, size_t n, const char *kind)
         printf("Error: %s values must be %zu bytes long. Defaulting to hexadecimal value\n",
                name, want);
         print_hex(b, n);
+    } else if (is_signed) { /* two's complement in n <= 8 bytes */
+        uint64_t v = 0;
+        for (size_t i = n; i-- > 0;)
+            v = v << 8 | b[i];
+        uint64_t sign = (uint64_t)1 << (8 * n - 1);
+        if (v & sign) /* the magnitude, without converting an out-of-range value */
+            printf("-%llu", (unsigned long long)(((~v) & (sign | (sign - 1))) + 1));
+        else
+            printf("%llu", (unsigned long long)v);
     } else {
         uint8_t be[32];
         char dec[100];
@@ -580,7 +597,9 @@ static void print_value(const uint8_t *b, size_t n, const char *kind)
 static bool kind_ok(const char *kind)
 {
     const char *name;
-    if (strcmp(kind, "hex") == 0 || strcmp(kind, "string") == 0 || int_kind(kind, &name) != 0)
+    bool is_signed;
+    if (strcmp(kind, "hex") == 0 || strcmp(kind, "string") == 0 ||
+        int_kind(kind, &name, &is_signed) != 0)
         return true;
     wd_repl_error("Error: unknown kind `%.80s` (hex, string, u16, i32, i64, u128, u256)", kind);
     return false;
@@ -673,7 +692,8 @@ static bool memory_args(int argc, char **argv, uint64_t *addr, uint64_t *n, cons
     }
     if (argc == 6 && strcmp(argv[4], "as") == 0) {
         *kind = argv[5];
-        *n = int_kind(*kind, &name);
+        bool is_signed;
+        *n = int_kind(*kind, &name, &is_signed);
         if (*n == 0) {
             wd_repl_error("Error: unknown kind `%.80s` (u16, i32, i64, u128, u256)", *kind);
             return false;

@@ -2,6 +2,7 @@
  * `wasmdbg profile --record TRACE`, the same bytes as the live run (the trace carries the
  * events with their ticks and times, and the options; a different -o only moves the files). */
 #include "cli/cli.h"
+#include "cli/numarg.h"
 #include "cli/profhook.h"
 
 #include <stdio.h>
@@ -21,14 +22,13 @@ static const char report_help[] =
     "  --mode full|cct|auto    how the call tree is built\n"
     "  --json                  print the JSON profile instead of the summary\n";
 
-static bool parse_u32(const char *s, uint32_t *out)
+/* A number the trace's metadata holds: false when it is not one (an old or damaged trace:
+ * the caller keeps its default). */
+static bool meta_u32(const char *s, uint32_t *out)
 {
-    char *end;
-    unsigned long long v = s != NULL ? strtoull(s, &end, 10) : 0;
-    if (s == NULL || *s < '0' || *s > '9' || *end != '\0' || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
+    wd_error ignored;
+    wd_error_clear(&ignored);
+    return wd_numarg_u32("trace metadata", s, 0, UINT32_MAX, out, &ignored) == WD_OK;
 }
 
 static bool parse_mode(const char *s, wd_prof_mode *m)
@@ -76,8 +76,10 @@ static int parse(ropts *o, int argc, char **argv)
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--flamecharts-dir") == 0) {
             o->dir = v;
         } else if (strcmp(a, "--max-depth") == 0) {
-            if (!parse_u32(v, &o->max_depth) || o->max_depth == 0)
-                return usage("--max-depth: expected a positive number, got %s", v);
+            wd_error err;
+            wd_error_clear(&err);
+            if (wd_numarg_u32(a, v, 1, UINT32_MAX, &o->max_depth, &err) != WD_OK)
+                return usage("%s", err.msg);
         } else if (strcmp(a, "--mode") == 0) {
             wd_prof_mode m;
             if (!parse_mode(v, &m))
@@ -133,13 +135,13 @@ int wd_cli_report(int argc, char **argv)
     if (!parse_mode(o.mode ? o.mode : meta(r, "mode", "auto"), &cfg.mode))
         cfg.mode = WD_PROF_AUTO;
     uint32_t limit = 0, depth = 100, hpb = 0;
-    if (parse_u32(meta(r, "full_limit", "0"), &limit))
+    if (meta_u32(meta(r, "full_limit", "0"), &limit))
         cfg.full_limit = limit;
-    if (o.max_depth == 0 && parse_u32(meta(r, "max_depth", "100"), &depth) && depth > 0)
+    if (o.max_depth == 0 && meta_u32(meta(r, "max_depth", "100"), &depth) && depth > 0)
         o.max_depth = depth;
     if (o.max_depth == 0)
         o.max_depth = 100;
-    (void)parse_u32(meta(r, "host_per_byte", "0"), &hpb);
+    (void)meta_u32(meta(r, "host_per_byte", "0"), &hpb);
     wd_prof *prof = NULL;
     char *made = NULL;
     const char *dir = NULL;

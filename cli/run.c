@@ -1,6 +1,7 @@
 /* run.c: `wasmdbg run KERNEL --inputs FILE`: runs every inbox through the PVM and prints the
  * kernel's debug output, each level's kernel runs with their ticks per phase, the outbox,
- * and trap or stuck reasons. The options keep the reference debugger's names. */
+ * and trap or stuck reasons. The options keep the reference debugger's names. A run that
+ * --max-ticks stopped is reported with its ticks so far, as stopped at its tick (exit 1). */
 #include "cli/cli.h"
 #include "cli/pvmopts.h"
 
@@ -10,7 +11,7 @@
 #include <string.h>
 
 static const char run_help[] =
-    "usage: wasmdbg run KERNEL [--inputs FILE] [options]\n"
+    "usage: wasmdbg run KERNEL --inputs FILE [options]\n"
     "\n"
     "Runs the kernel over every inbox of the inputs file, as the PVM would, and prints its\n"
     "debug output, each level's kernel runs (ticks per phase), its outbox and any trap or\n"
@@ -51,21 +52,36 @@ static const char *outcome_name(wd_run_outcome o)
     return "?";
 }
 
+/* The run --max-ticks stopped (its report so far, no wall time yet). */
+static bool is_stopped(const wd_cli_pvm *s, const wd_run_report *x)
+{
+    return x == &s->stop.run;
+}
+
+static const char *status_text(const wd_cli_pvm *s)
+{
+    const char *stuck = wd_pvm_stuck_reason(s->pvm);
+    if (stuck != NULL)
+        return stuck;
+    if (s->stop.on)
+        return s->stop.run.reason;
+    return wd_pvm_get_state(s->pvm) == WD_PVM_COLLECT ? "waiting for input" : "evaluating";
+}
+
 static void print_text(const wd_cli_pvm *s, bool with_time)
 {
     if (s->debug_mid_line)
         printf("\n"); /* the kernel's debug output did not end its line */
-    uint32_t nruns;
-    const wd_run_report *runs = wd_pvm_runs(s->pvm, &nruns);
+    uint32_t nruns = wd_cli_pvm_run_count(s);
     uint64_t effective = 0;
     uint32_t r = 0;
     for (uint32_t level = 0; level < wd_pvm_level(s->pvm); level++) {
         uint32_t first = r;
-        while (r < nruns && runs[r].level == level)
+        while (r < nruns && wd_cli_pvm_run_get(s, r)->level == level)
             r++;
         printf("level %u: %u kernel run%s\n", level, r - first, r - first == 1 ? "" : "s");
         for (uint32_t i = first; i < r; i++) {
-            const wd_run_report *x = &runs[i];
+            const wd_run_report *x = wd_cli_pvm_run_get(s, i);
             effective += x->effective;
             printf("  run %u: %llu ticks (decode %llu, link %llu, init %llu, kernel_run %llu)",
                    x->index, (unsigned long long)x->effective,
@@ -73,10 +89,12 @@ static void print_text(const wd_cli_pvm *s, bool with_time)
                    (unsigned long long)x->phase[WD_PHASE_LINK],
                    (unsigned long long)x->phase[WD_PHASE_INIT],
                    (unsigned long long)x->phase[WD_PHASE_EVAL]);
-            if (with_time)
+            if (with_time && !is_stopped(s, x))
                 printf(", %.3f ms", x->seconds * 1e3);
             printf("%s\n", x->reboot ? ", reboot" : "");
-            if (x->outcome != WD_RUN_OK)
+            if (is_stopped(s, x))
+                printf("    %s\n", x->reason);
+            else if (x->outcome != WD_RUN_OK)
                 printf("    %s: %s\n", outcome_name(x->outcome), x->reason);
             int depth = 0;
             for (const char *l = x->backtrace; *l != '\0'; depth++) {
@@ -99,34 +117,34 @@ static void print_text(const wd_cli_pvm *s, bool with_time)
            wd_pvm_level(s->pvm), wd_pvm_level(s->pvm) == 1 ? "" : "s", nruns,
            nruns == 1 ? "" : "s", (unsigned long long)effective,
            (unsigned long long)wd_pvm_ticks(s->pvm));
-    const char *stuck = wd_pvm_stuck_reason(s->pvm);
-    printf("status: %s\n", stuck ? stuck : wd_pvm_get_state(s->pvm) == WD_PVM_COLLECT
-                                               ? "waiting for input"
-                                               : "evaluating");
+    printf("status: %s\n", status_text(s));
 }
 
 static int print_json(const wd_cli_pvm *s, bool with_time)
 {
     json_t *doc = json_object(), *levels = json_array();
-    uint32_t nruns;
-    const wd_run_report *runs = wd_pvm_runs(s->pvm, &nruns);
+    uint32_t nruns = wd_cli_pvm_run_count(s);
     uint64_t effective = 0;
     uint32_t r = 0;
     for (uint32_t level = 0; level < wd_pvm_level(s->pvm); level++) {
         json_t *jl = json_object(), *jruns = json_array(), *jout = json_array();
-        for (; r < nruns && runs[r].level == level; r++) {
-            const wd_run_report *x = &runs[r];
+        for (; r < nruns && wd_cli_pvm_run_get(s, r)->level == level; r++) {
+            const wd_run_report *x = wd_cli_pvm_run_get(s, r);
+            bool stopped = is_stopped(s, x);
             effective += x->effective;
             json_t *phases = json_pack("{sIsIsIsI}", "decode", (json_int_t)x->phase[0], "link",
                                        (json_int_t)x->phase[1], "init", (json_int_t)x->phase[2],
                                        "kernel_run", (json_int_t)x->phase[3]);
             json_t *jr = json_pack("{sIsIsosssb}", "index", (json_int_t)x->index, "ticks",
                                    (json_int_t)x->effective, "phases", phases, "outcome",
-                                   outcome_name(x->outcome), "reboot", x->reboot);
-            if (with_time)
+                                   stopped ? "stopped" : outcome_name(x->outcome), "reboot",
+                                   x->reboot);
+            if (with_time && !stopped)
                 json_object_set_new(jr, "seconds", json_real(x->seconds));
             if (x->outcome != WD_RUN_OK)
                 json_object_set_new(jr, "reason", json_string(x->reason));
+            if (stopped)
+                json_object_set_new(jr, "stopped_at", json_integer((json_int_t)s->stop.tick));
             if (x->backtrace[0] != '\0')
                 json_object_set_new(jr, "backtrace", json_string(x->backtrace));
             json_array_append_new(jruns, jr);
@@ -151,6 +169,7 @@ static int print_json(const wd_cli_pvm *s, bool with_time)
     json_object_set_new(doc, "ticks", json_integer((json_int_t)effective));
     json_object_set_new(doc, "ticks_with_padding", json_integer((json_int_t)wd_pvm_ticks(s->pvm)));
     json_object_set_new(doc, "stuck", stuck ? json_string(stuck) : json_null());
+    json_object_set_new(doc, "stopped", wd_cli_pvm_stop_json(s));
     return wd_cli_print_json(doc) ? WD_EXIT_OK : WD_EXIT_USAGE;
 }
 int wd_cli_run(int argc, char **argv)
@@ -175,9 +194,22 @@ int wd_cli_run(int argc, char **argv)
     free(extra);
     if (code >= 0)
         return code;
+    if (s.inputs_path == NULL) { /* no inbox: the kernel would never run */
+        fputs("wasmdbg: run: no inputs given: without an inbox the kernel never runs (the "
+              "reference debugger waits at Collect for one). Pass the inboxes with --inputs "
+              "FILE (a JSON array of inboxes; [[]] is one empty inbox)\n",
+              stderr);
+        wd_cli_pvm_finish(&s);
+        return WD_EXIT_USAGE;
+    }
     wd_error err;
     wd_error_clear(&err);
     wd_status st = wd_cli_pvm_run_all(&s, &err);
+    bool stopped = st == WD_OUT_OF_TICKS; /* --max-ticks: where, then the runs, exit 1 */
+    if (stopped) {
+        wd_cli_pvm_print_stop(&s, NULL, NULL);
+        st = WD_OK;
+    }
     if (st == WD_PAUSED) { /* Ctrl-C: where the kernel was, then the runs that ended */
         wd_cli_pvm_print_interrupt(&s, NULL, NULL);
         if (json)
@@ -193,7 +225,7 @@ int wd_cli_run(int argc, char **argv)
         return WD_EXIT_USAGE;
     }
     code = json ? print_json(&s, with_time) : (print_text(&s, with_time), WD_EXIT_OK);
-    if (code == WD_EXIT_OK && fail_on_stuck && wd_cli_pvm_had_failure(&s))
+    if (code == WD_EXIT_OK && (stopped || (fail_on_stuck && wd_cli_pvm_had_failure(&s))))
         code = WD_EXIT_FAILED;
     wd_cli_pvm_finish(&s);
     return code;

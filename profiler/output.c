@@ -209,13 +209,21 @@ static inline char *st_copy(char *o, const strtab *t, uint32_t i)
     return o + n;
 }
 
-/* Every symbol's display name. */
+/* Every symbol's display name as a folded-stack frame: `;` separates frames there, so a
+ * name's own `;` is written `:` (the only place that changes it; flamegraph.pl and inferno
+ * have no escape for it). */
 static void st_names(strtab *t, const wd_prof *p, wd_ctx *ctx)
 {
     st_init(t, ctx, p->syms.count);
     for (uint32_t i = 0; i < p->syms.count; i++) {
         const char *name = p->syms.data[i].name;
-        st_add(t, name, strlen(name));
+        size_t n = strlen(name);
+        char *o = st_room(t, n);
+        if (o != NULL) {
+            for (size_t k = 0; k < n; k++)
+                o[k] = name[k] == ';' ? ':' : name[k];
+            t->len += n;
+        }
         st_end(t);
     }
 }

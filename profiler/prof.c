@@ -306,7 +306,7 @@ static inline bool is_call_kind(wd_prof_kind k)
 static bool display_safe(const char *s)
 {
     for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7F || *s == ';')
+        if ((unsigned char)*s < 0x20 || *s == 0x7F)
             return false;
     return true;
 }

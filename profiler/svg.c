@@ -18,6 +18,7 @@
 #include "profiler/prof_priv.h"
 #include "profiler/wbuf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -534,7 +535,7 @@ static wd_status svg_write(wd_ctx *ctx, FILE *f, const prof_tree *tr, const uint
     if (c.oom)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     if (failed || ferror(f))
-        return wd_fail(err, WD_ERR_IO, 0, "write error");
+        return wd_fail(err, WD_ERR_IO, 0, "write error: %s", strerror(errno));
     return WD_OK;
 }
 

@@ -82,8 +82,6 @@ char *wd_sym_display(wd_ctx *ctx, const char *s)
         unsigned char c = (unsigned char)r[i];
         if (c < 0x20 || c == 0x7F)
             r[i] = '?';
-        else if (c == ';')
-            r[i] = ':';
     }
     return r;
 }

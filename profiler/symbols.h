@@ -11,10 +11,11 @@ char *wd_sym_clean(wd_ctx *ctx, const char *s, size_t size);
 
 /* The demangled form of `raw`, or NULL when it is not a mangled name (or on OOM). Rust
  * legacy names lose their `::h<hash>` suffix. The result is a display name: control
- * characters and `;` (the folded-stack separator) are replaced. */
+ * characters are replaced. */
 char *wd_sym_demangle(wd_ctx *ctx, const char *raw);
 
-/* A display-safe copy of `s` (control characters and `;` replaced); NULL on OOM. */
+/* A display-safe copy of `s` (control characters become `?`; a `;` stays: only folded
+ * stacks, where it separates frames, write it as `:`); NULL on OOM. */
 char *wd_sym_display(wd_ctx *ctx, const char *s);
 
 #endif

@@ -31,6 +31,13 @@
 #      unwritable SVG, a directory without a profile, options without --svg.
 #   5. Determinism: the same check twice (text, JSON, GitHub annotations, JUnit) gives
 #      byte-identical output.
+#   6. Stops: a kernel that loops forever (tests/budget/loop.wat) under a budget of a few
+#      thousand ticks: `check` stops as soon as the total is certainly over its limit (under
+#      `timeout 10`: the PVM would give it 50e12 ticks), exit 1, naming the bound, in text,
+#      JSON, GitHub annotations and JUnit; a phase or a level over its limit stops it too;
+#      --max-ticks stops `check` (exit 1) and `update` (exit 1, nothing written), and its
+#      value is parsed strictly (exit 2 naming the option). Exact outputs in loop-*.expected
+#      and the max-ticks*.cmd cases.
 # Ends with `budget: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -80,6 +87,15 @@ for cmd in "$dir"/*.cmd; do
 done
 # A budget of the retired model is refused before anything runs: no JUnit file either.
 [ ! -e "$TMP/retired.xml" ] && ok || fail "retired-model: a JUnit file was written"
+# --help after check or update (wherever it stands): the help on stdout, exit 0, nothing run.
+for args in "check --help" "update --help" "check ${K[*]} -h" "update ${K[*]} --help"; do
+    st=0
+    # shellcheck disable=SC2086 # the words of $args
+    "$wasmdbg" budget $args >"$TMP/help.out" 2>"$TMP/help.err" || st=$?
+    [ $st = 0 ] && [ ! -s "$TMP/help.err" ] &&
+        [ "$(head -n 1 "$TMP/help.out")" = "usage: wasmdbg budget check KERNEL --inputs FILE --budget FILE [options]" ] &&
+        ok || fail "budget $args: exit $st, $(head -n 1 "$TMP/help.err")"
+done
 
 # ---- 2. JUnit XML ---------------------------------------------------------------------------
 
@@ -110,6 +126,51 @@ same update-new $dir/update-new.expected.json "$TMP/new.json"
 st=0
 "$wasmdbg" budget check "${K[@]}" --budget "$TMP/new.json" >/dev/null 2>&1 || st=$?
 status check-after-update-new 0 $st
+# A value an option cannot hold is a usage error naming the option (exit 2, before anything
+# runs or is written): `--tolerance 2.5` is neither ticks nor a percentage (it was once
+# written as 2 ticks), a percentage has at most 3 decimals, --functions is a whole number.
+while IFS='|' read -r opt val want; do
+    st=0
+    "$wasmdbg" budget update "${K[@]}" --budget "$TMP/opt.json" "$opt" "$val" >"$TMP/opt.out" \
+        2>"$TMP/opt.err" || st=$?
+    [ $st = 2 ] && [ ! -s "$TMP/opt.out" ] && [ ! -e "$TMP/opt.json" ] &&
+        [ "$(head -n 1 "$TMP/opt.err")" = "wasmdbg: $opt: $want" ] && ok ||
+        fail "$opt $val: exit $st, $(head -n 1 "$TMP/opt.err")"
+    rm -f "$TMP/opt.json"
+done <<'EOF'
+--tolerance|2.5|2.5 is neither ticks (a whole number) nor a percentage: for 2.5 percent of each max, write 2.5%
+--tolerance|0.125|0.125 is neither ticks (a whole number) nor a percentage: for 0.125 percent of each max, write 0.125%
+--tolerance|1e3|expected ticks (a whole number) or a percentage like 2% or 0.5%, got 1e3
+--tolerance|-1|expected ticks (a whole number) or a percentage like 2% or 0.5%, got -1
+--tolerance|0.1234%|expected a percentage with at most 3 decimals like 2% or 0.5%, got 0.1234%
+--tolerance|99999999999999999999|expected a whole number from 0 to 9223372036854775807, got 99999999999999999999
+--functions|2.5|expected a whole number from 0 to 100000, got 2.5
+--functions|100001|expected a whole number from 0 to 100000, got 100001
+EOF
+# --tolerance: a percentage keeps its decimals, ticks are written as an integer.
+for t in 2.5%:'"2.5%"' 120:120; do
+    rm -f "$TMP/tol.json"
+    "$wasmdbg" budget update "${K[@]}" --budget "$TMP/tol.json" --tolerance "${t%%:*}" \
+        >/dev/null 2>&1
+    [ "$(grep -c "\"tolerance\": ${t#*:}}" "$TMP/tol.json" 2>/dev/null)" -gt 10 ] && ok ||
+        fail "update --tolerance ${t%%:*}: not written as ${t#*:}"
+done
+
+# A function whose name holds a `;` (tests/profile/semicolon.wat, its name section patched
+# to call $work "wo;k"): `update` writes the name as the profile shows it, `check` finds it.
+if wat2wasm --debug-names tests/profile/semicolon.wat -o "$TMP/semi.wasm" 2>/dev/null &&
+    perl -0777 -pi -e 's/\x04work/\x04wo;k/' "$TMP/semi.wasm"; then
+    S=("$TMP/semi.wasm" --inputs tests/golden/data/one-level.inputs.json --no-kernel-debug)
+    "$wasmdbg" budget update "${S[@]}" --budget "$TMP/semi.json" >/dev/null 2>&1
+    grep -q '^    "wo;k": {"max": [0-9]*}$' "$TMP/semi.json" && ok ||
+        fail "update-semicolon: \"wo;k\" not written as it is"
+    st=0
+    "$wasmdbg" budget check "${S[@]}" --budget "$TMP/semi.json" >"$TMP/semi.out" 2>&1 || st=$?
+    status check-semicolon 0 $st
+    grep -q '^function wo;k ' "$TMP/semi.out" && ok || fail "check-semicolon: no row wo;k"
+else
+    fail "update-semicolon: wat2wasm (tests/deps.sh) could not build the kernel"
+fi
 
 # An existing file with headroom and tolerances, and one over budget: both updated to
 # the measures, keeping tolerances, tracked functions and the description.
@@ -390,6 +451,72 @@ for fmt in text --json --github; do
     done
     cmp -s "$TMP/d1.out" "$TMP/d2.out" && ok || fail "determinism ($fmt): outputs differ"
     cmp -s "$TMP/j1.xml" "$TMP/j2.xml" && ok || fail "determinism ($fmt): JUnit files differ"
+done
+
+# ---- 6. stops: a bound certainly exceeded, --max-ticks -------------------------------------
+
+L=(tests/budget/loop.wat --inputs tests/golden/data/one-level.inputs.json)
+# loop_check NAME EXIT ARGS...: `budget check` of the looping kernel with ARGS, under
+# `timeout 10` (exit 124 when it did not stop); stdout, stderr and the exit status.
+loop_check() {
+    local name=$1 want=$2 st=0
+    shift 2
+    timeout 10 "$wasmdbg" budget check "${L[@]}" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" ||
+        st=$?
+    status "$name" "$want" $st
+}
+# The total (5000) is the first bound over: the check stops there, its line EXCEEDED with the
+# ticks at the stop, the bounds whose measure could still grow `not checked`.
+loop_check loop-total 1 --budget $dir/loop.budget.json --junit "$TMP/loop.xml"
+same loop-total $dir/loop-total.out.expected "$TMP/loop-total.out"
+same loop-total-stderr $dir/loop-total.err.expected "$TMP/loop-total.err"
+same loop-total-junit $dir/loop-total.junit.xml "$TMP/loop.xml"
+grep -Eq '^total +[0-9]+ +5000 .* EXCEEDED$' "$TMP/loop-total.out" &&
+    grep -q '^STOPPED: level 0 run 0 stopped at tick [0-9]*: total exceeded its limit (5000)$' \
+        "$TMP/loop-total.out" && ok || fail "loop-total: no EXCEEDED total, or no STOPPED line"
+loop_check loop-total-json 1 --budget $dir/loop.budget.json --json --github
+same loop-total-json $dir/loop-total-json.out.expected "$TMP/loop-total-json.out"
+# Each bound that grows with kernel_run's ticks stops it alone: the kernel_run phase, the
+# level's ticks; a bound of a measure that does not grow with them (decode) never does.
+printf '{"tick_model": "pvm", "phases": {"decode": {"max": 100000}, "kernel_run": {"max": 3000}}}\n' \
+    >"$TMP/loop-phase.json"
+loop_check loop-phase 1 --budget "$TMP/loop-phase.json"
+grep -Eq '^phase kernel_run +[0-9]+ +3000 .* EXCEEDED$' "$TMP/loop-phase.out" &&
+    grep -Eq '^phase decode +- +100000 .* not checked$' "$TMP/loop-phase.out" &&
+    grep -q 'phase kernel_run exceeded its limit (3000)$' "$TMP/loop-phase.out" && ok ||
+    fail "loop-phase: not stopped by the kernel_run phase"
+printf '{"tick_model": "pvm", "levels": [{"level": 0, "ticks": {"max": 4000, "tolerance": "10%%"}}]}\n' \
+    >"$TMP/loop-level.json"
+loop_check loop-level 1 --budget "$TMP/loop-level.json"
+grep -Eq '^level 0 ticks +[0-9]+ +4000 +10% +4400 .* EXCEEDED$' "$TMP/loop-level.out" &&
+    grep -q 'level 0 ticks exceeded its limit (4400)$' "$TMP/loop-level.out" && ok ||
+    fail "loop-level: not stopped by the level's ticks"
+# No bound that grows with the ticks: --max-ticks is what stops it (exit 1, never a pass).
+printf '{"tick_model": "pvm", "phases": {"decode": {"max": 100000}}}\n' >"$TMP/loop-none.json"
+loop_check loop-max-ticks 1 --budget "$TMP/loop-none.json" --max-ticks 20000
+grep -q '^STOPPED: level 0 run 0 stopped at tick [0-9]*: --max-ticks 20000 reached$' \
+    "$TMP/loop-max-ticks.out" && grep -q ': FAIL$' "$TMP/loop-max-ticks.out" && ok ||
+    fail "loop-max-ticks: not stopped by --max-ticks"
+# `update` stopped by --max-ticks writes nothing: exit 1.
+st=0
+timeout 10 "$wasmdbg" budget update "${L[@]}" --budget "$TMP/loop-new.json" --max-ticks 20000 \
+    >/dev/null 2>"$TMP/loop-update.err" || st=$?
+status loop-update 1 $st
+[ ! -e "$TMP/loop-new.json" ] && grep -q 'not written: the kernel runs were stopped' \
+    "$TMP/loop-update.err" && ok || fail "loop-update: a budget was written"
+# A budget that holds is not stopped (the same figures as without the watch: section 1).
+st=0
+"$wasmdbg" budget check "${K[@]}" --budget $dir/holds.budget.json --max-ticks 1249696 \
+    >"$TMP/holds-max.out" 2>&1 || st=$?
+status holds-max-ticks 0 $st
+cmp -s $dir/holds.out "$TMP/holds-max.out" && ok || fail "holds-max-ticks: other output"
+# --max-ticks takes a whole number: anything else is a usage error naming the option.
+for v in 12k -1 1e6 2.5 ''; do
+    st=0
+    "$wasmdbg" budget check "${K[@]}" --budget $dir/holds.budget.json --max-ticks "$v" \
+        >"$TMP/mt.out" 2>"$TMP/mt.err" || st=$?
+    [ $st = 2 ] && [ ! -s "$TMP/mt.out" ] && head -n 1 "$TMP/mt.err" | grep -q -- '--max-ticks' &&
+        ok || fail "--max-ticks '$v': exit $st, $(head -n 1 "$TMP/mt.err")"
 done
 
 echo "budget: $passed passed, $failed failed"

@@ -6,9 +6,10 @@
 #     self-contained;
 #   - `wasmdbg report` of the run's --record trace writes the same files and summary;
 #   - the full call tree and the calling-context tree give the same figures per function;
-# then options and errors (a trace of the retired tick model pvm-2.0 among them), and, when
-# chromium is installed, the SVG's script in a headless browser (zoom, search): skipped
-# otherwise. Ends with `profile: N passed, N failed, N skipped`.
+# then options and errors (a trace of the retired tick model pvm-2.0 among them), Ctrl-C and
+# --max-ticks on a kernel that loops, -o's destination (made with its parents, refused before
+# the run when it cannot be), and, when chromium is installed, the SVG's script in a headless
+# browser (zoom, search): skipped otherwise. Ends with `profile: N passed, N failed, N skipped`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 wasmdbg=$1
@@ -165,6 +166,38 @@ result $ok "text kernels get symbols" "$tmp/wast.txt"
 [ $st -eq 2 ] && [ $st2 -eq 2 ] && [ $st3 -eq 2 ] && grep -q 'not a wasmdbg trace' "$tmp/e3" &&
     ok=yes || ok=no
 result $ok "usage and input errors exit 2" "$tmp/e3"
+# Numbers given to options are whole numbers in the option's range; anything else (a
+# fraction, a sign, an exponent, 0 where at least 1 is needed) is a usage error naming the
+# option, before anything runs.
+for args in "profile:--max-depth:2.5" "profile:--max-depth:0" "profile:--full-limit:1e3" \
+    "profile:--full-limit:-5" "report:--max-depth:1.5" "report:--max-depth:+3"; do
+    IFS=: read -r cmd opt val <<<"$args"
+    target=kernels/counter/counter.wasm
+    [ "$cmd" = report ] && target=$tmp/nosuch-trace
+    "$wasmdbg" "$cmd" "$target" "$opt" "$val" >"$tmp/num.out" 2>"$tmp/num.err"
+    st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/num.out" ] &&
+        [ "$(head -n 1 "$tmp/num.err")" = "wasmdbg: $opt: expected a whole number from 1 to 4294967295, got $val" ] &&
+        ok=yes || ok=no
+    result $ok "$cmd $opt $val: a usage error naming the option (exit $st)" "$tmp/num.err"
+done
+
+# A `;` in a name (a write_debug section's; a function's, the name section patched): shown
+# as it is in the summary, the JSON profile and the SVG; folded stacks alone, where `;`
+# separates frames, write it `:`.
+wat2wasm --debug-names tests/profile/semicolon.wat -o "$tmp/semi.wasm" &&
+    perl -0777 -pi -e 's/\x04work/\x04wo;k/' "$tmp/semi.wasm"
+"$wasmdbg" profile "$tmp/semi.wasm" --inputs "$tmp/one-empty.json" --without-time \
+    -o "$tmp/semi" >"$tmp/semi.txt" 2>&1 &&
+    grep -q ' load;store$' "$tmp/semi.txt" && grep -q ' wo;k$' "$tmp/semi.txt" &&
+    ! grep -q 'load:store\|wo:k' "$tmp/semi.txt" &&
+    grep -q '"name": "load;store"' "$tmp/semi/"*[0-9].json &&
+    grep -q '"name": "wo;k"' "$tmp/semi/"*[0-9].json &&
+    ! grep -q 'load:store\|wo:k' "$tmp/semi/"*[0-9].json "$tmp/semi/"*.svg &&
+    grep -q '^kernel_run;load:store;wo:k [0-9]*$' "$tmp/semi/"*.out &&
+    ! grep -q 'load;store\|wo;k' "$tmp/semi/"*.out &&
+    "$check" files "$tmp/semi" >>"$tmp/semi.txt" 2>&1 && ok=yes || ok=no
+result $ok "a ; in a name is kept, but in folded stacks (:)" "$tmp/semi.txt"
 
 # A trace recorded under the retired model (pvm-2.0) is refused: exit 2, the file, why, and
 # the command that records it anew; nothing written. Such a trace is one recorded under a
@@ -234,6 +267,75 @@ interrupt budget "$wasmdbg" budget update "$loop" --inputs "$tmp/one-empty.json"
 [ ! -e "$tmp/int-budget.json" ] && grep -q 'neither checked nor written' "$tmp/int-budget/err" &&
     ok=yes || ok=no
 result $ok "budget update, interrupted: no budget written" "$tmp/int-budget/err"
+
+# --max-ticks on the looping kernel (under `timeout 10`: the PVM would give it 50e12 ticks):
+# `run` reports the run stopped at its tick (text and JSON), `profile` writes every file with
+# the open calls closed at that tick, both exit 1; a single run (--no-reboot) stops alike.
+st=0
+timeout 10 "$wasmdbg" run "$loop" --inputs "$tmp/one-empty.json" --max-ticks 5000 \
+    >"$tmp/mt-run.out" 2>"$tmp/mt-run.err" || st=$?
+[ $st -eq 1 ] &&
+    grep -Eq '^    stopped at tick 5000000000[0-9]{4}: --max-ticks 5000 reached$' "$tmp/mt-run.out" &&
+    grep -Eq '^status: stopped at tick [0-9]+: --max-ticks 5000 reached$' "$tmp/mt-run.out" &&
+    grep -Eq '^total: 1 level, 1 kernel run, (4[0-9]{3}|5000) ticks ' "$tmp/mt-run.out" &&
+    grep -Eq '^wasmdbg: stopped at tick [0-9]+ \(level 0, kernel run 0, [0-9]+ ticks into it\): --max-ticks 5000 reached$' \
+        "$tmp/mt-run.err" && grep -Eq '^  in spin \(module offset 0x[0-9a-f]+\)$' "$tmp/mt-run.err" &&
+    ok=yes || ok=no
+{ echo "exit $st"; cat "$tmp/mt-run.out" "$tmp/mt-run.err"; } >"$tmp/mt-run.log"
+result $ok "run --max-ticks stops a looping kernel and reports the run stopped" "$tmp/mt-run.log"
+st=0
+timeout 10 "$wasmdbg" run "$loop" --inputs "$tmp/one-empty.json" --max-ticks 5000 --json \
+    >"$tmp/mt-run.json" 2>/dev/null || st=$?
+[ $st -eq 1 ] && grep -q '"outcome": "stopped",' "$tmp/mt-run.json" &&
+    grep -Eq '"stopped_at": [0-9]+' "$tmp/mt-run.json" &&
+    grep -Eq '"reason": "stopped at tick [0-9]+: --max-ticks 5000 reached"' "$tmp/mt-run.json" &&
+    grep -q '"in_run": true' "$tmp/mt-run.json" && ok=yes || ok=no
+result $ok "run --max-ticks --json: the run stopped, with its tick (exit $st)" "$tmp/mt-run.json"
+for nr in "" --no-reboot; do
+    d=$tmp/mt-prof$nr
+    st=0
+    timeout 10 "$wasmdbg" profile "$loop" --inputs "$tmp/one-empty.json" --max-ticks 5000 $nr \
+        -o "$d" >"$d.out" 2>"$d.err" || st=$?
+    tick=$(sed -n 's/^kernel_run stuck: stopped at tick \([0-9]*\): --max-ticks 5000 reached$/\1/p' "$d.out")
+    # spin's calls closed at the stop: kernel_run's ticks are the run's up to there
+    [ $st -eq 1 ] && [ -n "$tick" ] && grep -q "^stopped at tick $tick with 2 calls open" "$d.out" &&
+        awk '$1 == "kernel_run;spin" && $2 > 4000 { found = 1 } END { exit !found }' "$d/"*.out &&
+        grep -q "\"stopped_at\": $tick" "$d/"*[0-9].json && "$check" files "$d" >"$d.log" 2>&1 &&
+        ok=yes || ok=no
+    { echo "exit $st"; cat "$d.out" "$d.err"; } >>"$d.log"
+    result $ok "profile --max-ticks $nr: its files, the open calls closed at the stop" "$d.log"
+done
+
+# -o DIR (or --flamecharts-dir DIR): made with its parents; a destination that is not a
+# writable directory is a usage error naming it and the system's reason, before anything
+# runs (no debug output, nothing written).
+"$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+    --no-kernel-debug -o "$tmp/new/parents/dir" >"$tmp/parents.txt" 2>&1 &&
+    [ -n "$(ls "$tmp/new/parents/dir/"*.svg 2>/dev/null)" ] && ok=yes || ok=no
+result $ok "profile -o DIR makes DIR with its parents" "$tmp/parents.txt"
+: >"$tmp/a-file"
+for args in "-o:$tmp/a-file:Not a directory" "-o:$tmp/a-file/sub:Not a directory" \
+    "--flamecharts-dir:$tmp/a-file/sub/dir:Not a directory"; do
+    IFS=: read -r opt path why <<<"$args"
+    st=0
+    "$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+        "$opt" "$path" >"$tmp/dest.out" 2>"$tmp/dest.err" || st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/dest.out" ] && [ "$(wc -l <"$tmp/dest.err")" -eq 1 ] &&
+        grep -q "^wasmdbg: $opt $path: .*: $why$" "$tmp/dest.err" && [ -f "$tmp/a-file" ] &&
+        ok=yes || ok=no
+    result $ok "profile $opt $path: a usage error before the run (exit $st)" "$tmp/dest.err"
+done
+if [ "$(id -u)" != 0 ]; then # root writes anywhere
+    mkdir -p "$tmp/read-only" && chmod 555 "$tmp/read-only"
+    st=0
+    "$wasmdbg" profile kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json \
+        -o "$tmp/read-only" >"$tmp/ro.out" 2>"$tmp/ro.err" || st=$?
+    [ $st -eq 2 ] && [ ! -s "$tmp/ro.out" ] &&
+        grep -q "^wasmdbg: -o $tmp/read-only: .*: Permission denied$" "$tmp/ro.err" &&
+        ok=yes || ok=no
+    result $ok "profile -o READ-ONLY-DIR: a usage error before the run (exit $st)" "$tmp/ro.err"
+    chmod 755 "$tmp/read-only"
+fi
 
 # The SVG in a browser: the script runs, zooms and searches.
 browser=$(command -v chromium || command -v chromium-browser || true)

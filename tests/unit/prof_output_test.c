@@ -310,6 +310,10 @@ static void outputs(wd_prof_mode mode, bool collapsed, uint32_t max_depth)
     CHECK(check_speedscope(ss, total));
     CHECK(check_json(json, total));
     CHECK(check_svg(svg));
+    /* a `;` in a name is escaped in folded stacks only, where it separates frames */
+    CHECK(strstr(folded, "semi:colon") != NULL && strstr(folded, "semi;colon") == NULL);
+    CHECK(strstr(json, "\"semi;colon\"") != NULL && strstr(json, "semi:colon") == NULL);
+    CHECK(strstr(ss, "\"semi;colon\"") != NULL && strstr(chrome, "\"semi;colon\"") != NULL);
     /* the other folded order, written directly */
     FILE *f = tmpfile();
     CHECK(f != NULL);
@@ -364,7 +368,7 @@ TEST(prof_names_for_display)
         {WD_PROF_DIRECT, "main", "main"},
         {WD_PROF_DIRECT, "func[12]", "func[12]"},
         {WD_PROF_INTERNAL, "decode:code", "%interpreter(decode:code)"},
-        {WD_PROF_DIRECT, "a;b\nc", "a:b?c"},
+        {WD_PROF_DIRECT, "a;b\nc", "a;b?c"}, /* `;` becomes `:` in folded stacks only */
         {WD_PROF_SECTION, "bad\xff", "bad\\xff"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

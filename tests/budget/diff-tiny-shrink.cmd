@@ -1,0 +1,1 @@
+diff tests/budget/diff-tiny-old.json tests/budget/diff-tiny-new.json

@@ -1,0 +1,1 @@
+run kernels/counter/counter.wasm

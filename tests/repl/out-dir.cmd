@@ -1,0 +1,1 @@
+debug kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json --no-kernel-debug -o $TMP/made/with/parents --echo
