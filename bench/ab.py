@@ -15,7 +15,7 @@ directories alone made a 170 us difference on counter. This file system (no jour
 freed inodes from reuse for one to five minutes and scans past them, so wait five minutes
 after deleting many files (this script's cleanup included) before timing profiles again.
 Keep the rounds few for tx-kernel: each profile writes 3.9 MB, and gigabytes of writeback
-slowed every later measurement (session 10). Needs python3 (not needed by make test).
+slowed every later measurement. Needs python3 (not needed by make test).
 """
 import argparse
 import os

@@ -42,7 +42,7 @@
 enum { MAX_REPS = 64, MAX_WL = 64, MAX_ARGS = 16, SLOW_REPS = 3, TIMEOUT_S = 300, CELL = 64 };
 /* Kernel rows (wasmdbg alone, tens of milliseconds a run) get at least this many runs: their
  * "profiling / metered" ratio is a difference of a few milliseconds, which the default
- * runs on a shared machine do not pin down. In session 11 the same tx-kernel profile's
+ * runs on a shared machine do not pin down. Once, the same tx-kernel profile's
  * paired difference to another build ranged from -9 to +5 ms over 31 rounds (a run takes
  * 21 ms): the median of 21 moved the ratio by about 0.04 from one `make bench` to the
  * next. 61 runs cost tx-kernel's row about 2.5 s more. */
