@@ -140,5 +140,32 @@ $(BENCH_O)/big.wasm: $(BENCH_O)/genmod
 $(BENCH_O)/data1m.wasm: $(BENCH_O)/genmod
 	$(BENCH_O)/genmod data $@
 
+# Installs the release binary, the man page and the bash and zsh completions under
+# $(DESTDIR)$(PREFIX), as packagers expect (`make install DESTDIR=$pkgdir PREFIX=/usr`);
+# `make uninstall` removes exactly those files. tests/install/run.sh checks both.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+BINDIR ?= $(PREFIX)/bin
+MAN1DIR ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+MAN_PAGES := $(wildcard man/*.1)
+.PHONY: install uninstall
+
+# The release binary is built first, whatever BUILD says (as bench-prepare builds it).
+install:
+	$(MAKE) --no-print-directory BUILD=release build/release/wasmdbg
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(BASHCOMPDIR) \
+	           $(DESTDIR)$(ZSHCOMPDIR)
+	$(INSTALL) -m 755 build/release/wasmdbg $(DESTDIR)$(BINDIR)/wasmdbg
+	$(INSTALL) -m 644 $(MAN_PAGES) $(DESTDIR)$(MAN1DIR)/
+	$(INSTALL) -m 644 completions/wasmdbg.bash $(DESTDIR)$(BASHCOMPDIR)/wasmdbg
+	$(INSTALL) -m 644 completions/_wasmdbg $(DESTDIR)$(ZSHCOMPDIR)/_wasmdbg
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/wasmdbg $(MAN_PAGES:man/%=$(DESTDIR)$(MAN1DIR)/%) \
+	      $(DESTDIR)$(BASHCOMPDIR)/wasmdbg $(DESTDIR)$(ZSHCOMPDIR)/_wasmdbg
+
 clean:
 	rm -rf build

@@ -63,8 +63,61 @@ static bool ends_with(const char *s, const char *end)
     return n >= m && strcmp(s + n - m, end) == 0;
 }
 
-/* The profile a directory holds (a `wasmdbg profile -o DIR`): its BASE.json, the last by
- * name when there are several (names carry the timestamp). Returns the path (owned), NULL
+/* "YYYY-MM-DDTHH:MM:SS.mmm-00:00" (the "timestamp" of profiles without "timestamp_ns") in ns
+ * since 1970; 0 when it is not one. */
+static uint64_t parse_timestamp(const char *s)
+{
+    unsigned y, mo, d, h, mi, sec, ms;
+    char tail[8];
+    if (s == NULL ||
+        sscanf(s, "%4u-%2u-%2uT%2u:%2u:%2u.%3u%7s", &y, &mo, &d, &h, &mi, &sec, &ms, tail) != 8 ||
+        strcmp(tail, "-00:00") != 0 || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31)
+        return 0;
+    /* days since 1970 by the civil calendar (Howard Hinnant's days_from_civil) */
+    unsigned yy = mo <= 2 ? y - 1 : y, era = yy / 400, yoe = yy - era * 400;
+    unsigned doy = (153 * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    uint64_t days = (uint64_t)era * 146097 + doe - 719468;
+    uint64_t secs = ((days * 24 + h) * 60 + mi) * 60 + sec;
+    return secs * 1000000000u + (uint64_t)ms * 1000000u;
+}
+
+/* When the profile at `path` was made, in ns since 1970: its "timestamp_ns", else its
+ * "timestamp"; 0 when it has neither. False when it is not a JSON profile. */
+static bool profile_time(const char *path, uint64_t *ns)
+{
+    *ns = 0;
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    const char *fmt = json_string_value(json_object_get(doc, "format"));
+    bool ok = fmt != NULL && strcmp(fmt, "wasmdbg-profile") == 0;
+    json_t *t = json_object_get(doc, "timestamp_ns");
+    if (ok && json_is_integer(t) && json_integer_value(t) > 0)
+        *ns = (uint64_t)json_integer_value(t);
+    else if (ok)
+        *ns = parse_timestamp(json_string_value(json_object_get(doc, "timestamp")));
+    json_decref(doc);
+    return ok;
+}
+
+static char *join_path(wd_ctx *ctx, const char *dir, const char *name)
+{
+    size_t dn = strlen(dir), bn = strlen(name);
+    bool slash = dn > 0 && dir[dn - 1] == '/';
+    char *path = wd_alloc(ctx, dn + bn + 2);
+    if (path != NULL) {
+        memcpy(path, dir, dn);
+        if (!slash)
+            path[dn++] = '/';
+        memcpy(path + dn, name, bn + 1);
+    }
+    return path;
+}
+
+/* The profile a directory holds (a `wasmdbg profile -o DIR`): its BASE.json, the newest by
+ * the time recorded in it when there are several (names do not order them: --name, or
+ * BASE-2 for profiles started in the same millisecond), the last by name among equal
+ * times. Files that are not JSON profiles are passed over. Returns the path (owned), NULL
  * when reported. */
 static char *profile_in(wd_ctx *ctx, const char *dir)
 {
@@ -74,6 +127,7 @@ static char *profile_in(wd_ctx *ctx, const char *dir)
         return NULL;
     }
     char *best = NULL;
+    uint64_t best_ns = 0;
     uint32_t count = 0;
     bool oom = false;
     for (struct dirent *e; !oom && (e = readdir(dp)) != NULL;) {
@@ -81,16 +135,26 @@ static char *profile_in(wd_ctx *ctx, const char *dir)
         if (!ends_with(n, ".json") || ends_with(n, ".trace.json") ||
             ends_with(n, ".speedscope.json"))
             continue;
-        count++;
-        if (best != NULL && strcmp(n, best) <= 0)
+        char *path = join_path(ctx, dir, n);
+        uint64_t ns;
+        oom = path == NULL;
+        if (oom || !profile_time(path, &ns)) {
+            wd_free(ctx, path);
             continue;
+        }
+        count++;
+        if (best != NULL && (ns < best_ns || (ns == best_ns && strcmp(path, best) <= 0))) {
+            wd_free(ctx, path);
+            continue;
+        }
         wd_free(ctx, best);
-        best = wd_strndup(ctx, n, strlen(n));
-        oom = best == NULL;
+        best = path;
+        best_ns = ns;
     }
     closedir(dp);
     if (oom) {
         fprintf(stderr, "wasmdbg: out of memory\n");
+        wd_free(ctx, best);
         return NULL;
     }
     if (best == NULL) {
@@ -99,22 +163,10 @@ static char *profile_in(wd_ctx *ctx, const char *dir)
                 dir, dir);
         return NULL;
     }
-    size_t dn = strlen(dir), bn = strlen(best);
-    bool slash = dn > 0 && dir[dn - 1] == '/';
-    char *path = wd_alloc(ctx, dn + bn + 2);
-    if (path == NULL) {
-        fprintf(stderr, "wasmdbg: out of memory\n");
-    } else {
-        memcpy(path, dir, dn);
-        if (!slash)
-            path[dn++] = '/';
-        memcpy(path + dn, best, bn + 1);
-        if (count > 1)
-            fprintf(stderr, "wasmdbg: %s holds %u profiles: comparing the last, %s\n", dir, count,
-                    best);
-    }
-    wd_free(ctx, best);
-    return path;
+    if (count > 1)
+        fprintf(stderr, "wasmdbg: %s holds %u profiles: comparing the newest, %s\n", dir, count,
+                best + strlen(dir) + (dir[0] != '\0' && dir[strlen(dir) - 1] != '/'));
+    return best;
 }
 
 static bool load(const char *path, dprof *p)

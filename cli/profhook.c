@@ -761,26 +761,56 @@ static void print_summary(wd_prof *p, const wd_cli_prof_opts *o)
     wb_flush(&t);
 }
 
+/* Creates the files (unless they were) and writes them; *base gets the base they got
+ * (owned: BASE or BASE-N, output.h), NULL on failure. */
+static wd_status write_files(wd_prof *p, const wd_cli_prof_opts *o, char **base, wd_error *err)
+{
+    *base = NULL;
+    wd_prof_files *files = o->files != NULL ? o->files : wd_prof_files_new(&o->out);
+    if (files == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    wd_status st = wd_prof_files_ready(files, err);
+    char *got = st == WD_OK ? strdup(wd_prof_files_base(files)) : NULL;
+    if (st == WD_OK && got == NULL)
+        st = wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    if (st != WD_OK) {
+        wd_prof_files_discard(files);
+        return st;
+    }
+    st = wd_prof_write_files(p, &o->out, files, err);
+    if (st == WD_OK)
+        *base = got;
+    else
+        free(got);
+    return st;
+}
+
 int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o)
 {
     wd_error err;
     wd_error_clear(&err);
+    char *base = NULL;
     if (wd_prof_status(p, &err) != WD_OK)
         wd_prof_files_discard(o->files);
-    if (err.status != WD_OK || wd_prof_write_files(p, &o->out, o->files, &err) != WD_OK) {
+    if (err.status != WD_OK || write_files(p, o, &base, &err) != WD_OK) {
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
         return WD_EXIT_USAGE;
     }
+    wd_cli_prof_opts named = *o; /* the names the files got */
+    named.out.base = base;
+    named.files = NULL;
+    int code = WD_EXIT_OK;
     if (o->json) {
-        if (wd_prof_write_json(p, stdout, &o->out, &err) != WD_OK) {
+        if (wd_prof_write_json(p, stdout, &named.out, &err) != WD_OK) {
             fprintf(stderr, "wasmdbg: %s\n", err.msg);
-            return WD_EXIT_USAGE;
+            code = WD_EXIT_USAGE;
         }
     } else {
-        print_summary(p, o);
+        print_summary(p, &named);
     }
     fflush(stdout);
-    return WD_EXIT_OK;
+    free(base);
+    return code;
 }
 
 wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, const char *reason,
@@ -800,11 +830,12 @@ wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, con
     return info;
 }
 
-void wd_profhook_timestamp(char *buf, size_t size)
+uint64_t wd_profhook_timestamp(char *buf, size_t size)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     char day[20] = "1970-01-01T00:00:00"; /* kept if the clock reads past the year 9999 */
     wd_utc_format(ts.tv_sec, day);
     snprintf(buf, size, "%s.%03ld-00:00", day, ts.tv_nsec / 1000000);
+    return ts.tv_sec < 0 ? 0 : (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

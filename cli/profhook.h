@@ -111,7 +111,8 @@ typedef struct wd_cli_prof_opts {
     wd_prof_files *files;   /* named ahead (wd_prof_files_new) or NULL; consumed */
 } wd_cli_prof_opts;
 
-/* Writes the files and prints the summary (or the JSON). Returns an exit code. */
+/* Writes the files and prints the summary (or the JSON), which names the files as they got
+ * named (BASE-N when BASE's were taken: profiler/output.h). Returns an exit code. */
 int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o);
 
 /* Prepares o->out.dir: creates it when missing; with NULL makes a temporary directory
@@ -119,7 +120,7 @@ int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o);
 bool wd_cli_prof_dir(const char *asked, char **made, const char **dir);
 
 /* The current UTC time as the reference names its profile files:
- * "2023-09-26T09:10:09.860-00:00". */
-void wd_profhook_timestamp(char *buf, size_t size);
+ * "2023-09-26T09:10:09.860-00:00"; returns the same instant in ns since 1970 (0 before). */
+uint64_t wd_profhook_timestamp(char *buf, size_t size);
 
 #endif

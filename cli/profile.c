@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "profiler/trace.h"
@@ -31,6 +32,9 @@ static const char profile_help[] =
     "  --full-limit N          nodes before auto mode switches to cct (default 262144)\n"
     "  -o DIR                  where the files go (same as --flamecharts-dir; created with its\n"
     "                          parents; default: a new temporary directory)\n"
+    "  --name NAME             the files are DIR/NAME.out, NAME.svg, ... (default\n"
+    "                          wasm-debugger-profiling-TIMESTAMP, then -2, -3, ... when taken);\n"
+    "                          refused if any exists: a profile is never overwritten\n"
     "  --json                  print the JSON profile instead of the summary\n"
     "  --record FILE           also write the event stream to FILE (see `wasmdbg report`)\n"
     "  --fail-on-stuck         exit 1 when a run traps or the PVM gets stuck\n";
@@ -39,7 +43,7 @@ typedef struct popts {
     bool collapsed, with_time, no_reboot, json, fail_on_stuck;
     uint32_t max_depth, full_limit;
     wd_prof_mode mode;
-    const char *out_dir, *record;
+    const char *out_dir, *record, *name;
 } popts;
 
 /* Takes profile's own options out of argv; the rest go to *rest. Returns -1 or an exit code. */
@@ -50,7 +54,7 @@ static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
         const char *a = argv[i];
         bool takes = strcmp(a, "--max-depth") == 0 || strcmp(a, "--mode") == 0 ||
                      strcmp(a, "-o") == 0 || strcmp(a, "--record") == 0 ||
-                     strcmp(a, "--full-limit") == 0;
+                     strcmp(a, "--full-limit") == 0 || strcmp(a, "--name") == 0;
         if (takes && i + 1 >= argc) {
             fprintf(stderr, "wasmdbg: %s needs a value\n\n%s", a, profile_help);
             return WD_EXIT_USAGE;
@@ -70,7 +74,17 @@ static int parse(popts *o, int argc, char **argv, char **rest, int *nrest)
             o->out_dir = v;
         else if (strcmp(a, "--record") == 0)
             o->record = v;
-        else if (strcmp(a, "--max-depth") == 0 || strcmp(a, "--full-limit") == 0) {
+        else if (strcmp(a, "--name") == 0) {
+            /* a file name stem: no directory, not hidden, not `.` or `..` */
+            if (v[0] == '\0' || v[0] == '.' || strchr(v, '/') != NULL || strlen(v) > 200) {
+                fprintf(stderr,
+                        "wasmdbg: --name: expected a file name stem (no /, not starting with ., "
+                        "at most 200 bytes), got '%s'\n\n%s",
+                        v, profile_help);
+                return WD_EXIT_USAGE;
+            }
+            o->name = v;
+        } else if (strcmp(a, "--max-depth") == 0 || strcmp(a, "--full-limit") == 0) {
             wd_error err;
             wd_error_clear(&err);
             uint32_t *n = strcmp(a, "--max-depth") == 0 ? &o->max_depth : &o->full_limit;
@@ -147,9 +161,10 @@ static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const
 }
 
 static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, const char *ts,
-                              wd_prof *prof, wd_trace_writer **w, wd_error *err)
+                              uint64_t ts_ns, wd_prof *prof, wd_trace_writer **w, wd_error *err)
 {
-    char depth[16], limit[16], hpb[16];
+    char depth[16], limit[16], hpb[16], ns[24];
+    snprintf(ns, sizeof ns, "%" PRIu64, ts_ns);
     snprintf(depth, sizeof depth, "%u", o->max_depth);
     snprintf(limit, sizeof limit, "%u", o->full_limit);
     snprintf(hpb, sizeof hpb, "%u", s->costs.host_per_byte);
@@ -160,6 +175,7 @@ static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, 
         {"host_per_byte", hpb},
         {"pvm_version", wd_pvm_version_name(s->cfg.version)},
         {"timestamp", ts},
+        {"timestamp_ns", ns},
         {"mode", wd_prof_mode_name(o->mode)},
         {"full_limit", limit},
         {"with_time", o->with_time ? "1" : "0"},
@@ -169,6 +185,25 @@ static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, 
     WD_TRY(wd_trace_writer_open(ctx, o->record, meta, WD_ARRAY_COUNT(meta), NULL, 0, w, err));
     wd_prof_record(prof, *w);
     return WD_OK;
+}
+
+/* --name NAME: none of its files may exist in DIR (given: a temporary one is new), checked
+ * before anything runs; creation checks again (O_EXCL), for a profile started meanwhile. */
+static bool name_free(const char *dir, const char *name)
+{
+    for (int k = 0; dir != NULL && k < WD_PROF_FILE_COUNT; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s%s", dir, name, wd_prof_file_ext[k]);
+        struct stat sb;
+        if (lstat(path, &sb) == 0) {
+            fprintf(stderr,
+                    "wasmdbg: --name %s: %s exists: a profile is not overwritten (remove its "
+                    "files or choose another name)\n",
+                    name, path);
+            return false;
+        }
+    }
+    return true;
 }
 
 int wd_cli_profile(int argc, char **argv)
@@ -219,9 +254,18 @@ int wd_cli_profile(int argc, char **argv)
         wd_prof_free(prof);
         return WD_EXIT_USAGE;
     }
-    char ts[64], base[128], *made = NULL;
-    wd_profhook_timestamp(ts, sizeof ts);
-    snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
+    if (o.name != NULL && !name_free(asked, o.name)) {
+        wd_cli_pvm_finish(&s);
+        wd_profhook_fini(&hook);
+        wd_prof_free(prof);
+        return WD_EXIT_USAGE;
+    }
+    char ts[64], base[256], *made = NULL;
+    uint64_t ts_ns = wd_profhook_timestamp(ts, sizeof ts);
+    if (o.name != NULL)
+        snprintf(base, sizeof base, "%s", o.name);
+    else
+        snprintf(base, sizeof base, "wasm-debugger-profiling-%s", ts);
     const char *dir = NULL;
     wd_prof_files *files = NULL;
     wd_trace_writer *w = NULL;
@@ -232,11 +276,12 @@ int wd_cli_profile(int argc, char **argv)
     if (!wd_cli_prof_dir(asked, &made, &dir))
         st = WD_ERR_IO;
     else /* the files are created while the kernel runs, when the feed has a thread */
-        files = wd_prof_files_new(&(wd_prof_out){.dir = dir, .base = base});
+        files = wd_prof_files_new(
+            &(wd_prof_out){.dir = dir, .base = base, .fixed_base = o.name != NULL});
     if (files != NULL)
         wd_prof_feed_on_start(&hook.feed, wd_prof_files_create, files);
     if (st == WD_OK && o.record != NULL)
-        st = start_record(&pctx, &o, &s, ts, prof, &w, &err);
+        st = start_record(&pctx, &o, &s, ts, ts_ns, prof, &w, &err);
     if (st == WD_OK)
         st = run_all(&s, &hook, &loc, &o, &err);
     bool interrupted = st == WD_PAUSED; /* Ctrl-C: the profile ends where the kernel was */
@@ -265,10 +310,12 @@ int wd_cli_profile(int argc, char **argv)
         wd_error_clear(&err);
         st = WD_OK;
     }
-    wd_prof_out out = {.dir = dir, .base = base, .collapsed = o.collapsed,
-                       .with_time = o.with_time, .max_depth = o.max_depth,
-                       .kernel = s.kernel_path, .tick_model = s.costs.name,
-                       .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts};
+    wd_prof_out out = {.dir = dir, .base = base, .fixed_base = o.name != NULL,
+                       .collapsed = o.collapsed, .with_time = o.with_time,
+                       .max_depth = o.max_depth, .kernel = s.kernel_path,
+                       .tick_model = s.costs.name,
+                       .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts,
+                       .timestamp_ns = ts_ns};
     if (st == WD_OK) {
         /* With a consumer thread, the folded stacks are written while it computes the
          * figures, and the event files by it after them (profiler/output.h). */

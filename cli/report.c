@@ -165,7 +165,8 @@ int wd_cli_report(int argc, char **argv)
                     .with_time = strcmp(meta(r, "with_time", "1"), "1") == 0,
                     .max_depth = o.max_depth, .kernel = meta(r, "kernel", "kernel"),
                     .tick_model = meta(r, "tick_model", "?"),
-                    .pvm_version = wd_trace_meta_get(r, "pvm_version"), .timestamp = ts},
+                    .pvm_version = wd_trace_meta_get(r, "pvm_version"), .timestamp = ts,
+                    .timestamp_ns = strtoull(meta(r, "timestamp_ns", "0"), NULL, 10)},
             .json = o.json,
             .host_per_byte = hpb,
         };

@@ -1320,6 +1320,8 @@ static bool write_json(wd_prof *p, const wd_prof_out *o, wbuf *w)
         jk_str(j, "pvm_version", o->pvm_version);
     if (o->timestamp)
         jk_str(j, "timestamp", o->timestamp);
+    if (o->timestamp_ns != 0)
+        jk_u64(j, "timestamp_ns", o->timestamp_ns);
     jk_str(j, "mode", wd_prof_mode_name(st.mode));
     jk_str(j, "mode_asked", wd_prof_mode_name(st.asked));
     if (st.switched)
@@ -1454,30 +1456,17 @@ static void tl_job_join(tl_job *j, wd_thread *th)
     (void)j;
 }
 
-/* Creates the files, each as a descriptor in fds[k]; on failure removes those made. System
- * calls only (no allocation): any thread may do it (wd_prof_files_create). */
-static wd_status create_files(int *fds, char *const *paths, wd_error *err)
-{
-    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        fds[k] = open(paths[k], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        if (fds[k] < 0) {
-            wd_status st = wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", paths[k],
-                                   strerror(errno));
-            while (k-- > 0) {
-                close(fds[k]);
-                remove(paths[k]);
-            }
-            return st;
-        }
-    }
-    return WD_OK;
-}
+/* Names tried for a profile's files: BASE, then BASE-2 up to BASE-MAX_SUFFIX. */
+#define MAX_SUFFIX 9999u
+/* Room for "-N" (any uint32_t N) and its NUL at the end of a base name. */
+#define SUFFIX_ROOM 12u
 
 /* Files named ahead, maybe created ahead and partly written ahead (output.h). The paths,
  * DIR/BASE.EXT, are packed after the struct: five of 4 KiB each took a page fault apiece
- * (counter). */
+ * (counter). Each has room for a suffix, and so has the base. */
 struct wd_prof_files {
     bool created;
+    bool fixed;   /* o->fixed_base: no suffix */
     wd_status st; /* of the creation */
     wd_error err;
     int fds[WD_PROF_FILE_COUNT];
@@ -1488,41 +1477,120 @@ struct wd_prof_files {
     wd_prof_out o;
     void (*join)(void *);
     void *join_arg;
+    const char *dir, *asked; /* copies of o->dir and o->base */
+    char *base;              /* asked, or asked-N once created */
     char *paths[WD_PROF_FILE_COUNT];
     char names[];
 };
 
+/* Names the files after base `asked` with suffix n (none when n is 1). */
+static void name_files(wd_prof_files *x, uint32_t n)
+{
+    size_t b = strlen(x->asked);
+    memcpy(x->base, x->asked, b + 1);
+    if (n > 1)
+        snprintf(x->base + b, SUFFIX_ROOM, "-%u", n);
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++)
+        wd_concat(x->paths[k], strlen(x->dir) + strlen(x->base) + strlen(wd_prof_file_ext[k]) + 2,
+                  (const char *const[]){x->dir, "/", x->base, wd_prof_file_ext[k], NULL});
+}
+
+/* Creates the files exclusively (O_EXCL: never one of another profile, which a run started
+ * in the same millisecond names alike), each as a descriptor in x->fds[k]. The first file
+ * reserves the name: a run that finds it taken tries the next, so that a profile's files
+ * share their base. Returns 0, or the errno of the file that could not be made, and then
+ * removes the others made (only those: their names were free). System calls only. */
+static int create_set(wd_prof_files *x, int *failed)
+{
+    for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
+        x->fds[k] = open(x->paths[k], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (x->fds[k] < 0) {
+            int e = errno;
+            *failed = k;
+            while (k-- > 0) {
+                close(x->fds[k]);
+                remove(x->paths[k]);
+            }
+            return e;
+        }
+    }
+    return 0;
+}
+
+/* Creates the files under the first free base: BASE, else BASE-2, BASE-3, ... (only BASE
+ * when fixed). No allocation: any thread may do it (wd_prof_files_create). */
+static wd_status create_files(wd_prof_files *x, wd_error *err)
+{
+    for (uint32_t n = 1;; n++) {
+        name_files(x, n);
+        int k = 0, e = create_set(x, &k);
+        if (e == 0)
+            return WD_OK;
+        if (e == EEXIST && x->fixed)
+            return wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s (not overwritten)",
+                           x->paths[k], strerror(e));
+        if (e == EEXIST && n == MAX_SUFFIX)
+            return wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s (and so do -2 to -%u)",
+                           x->paths[k], strerror(e), MAX_SUFFIX);
+        if (e != EEXIST) {
+            name_files(x, 1); /* the error names the file asked for */
+            return wd_fail(err, WD_ERR_IO, 0, "%s: cannot write: %s", x->paths[k], strerror(e));
+        }
+    }
+}
+
 wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
 {
-    size_t room = 0, len[WD_PROF_FILE_COUNT];
+    size_t dn = strlen(o->dir) + 1, bn = strlen(o->base) + 1;
+    size_t room = dn + 2 * bn + SUFFIX_ROOM, len[WD_PROF_FILE_COUNT];
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        len[k] = strlen(o->dir) + 1 + strlen(o->base) + strlen(wd_prof_file_ext[k]) + 1;
+        len[k] = dn + bn + SUFFIX_ROOM + strlen(wd_prof_file_ext[k]);
         room += len[k];
     }
     wd_prof_files *x = malloc(sizeof *x + room);
     if (x == NULL)
         return NULL;
     x->created = false;
+    x->fixed = o->fixed_base;
     wd_error_clear(&x->err);
     x->p = NULL;
     x->join = NULL;
     char *at = x->names;
+    x->dir = memcpy(at, o->dir, dn);
+    at += dn;
+    x->asked = memcpy(at, o->base, bn);
+    at += bn;
+    x->base = at;
+    at += bn + SUFFIX_ROOM;
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
         x->paths[k] = at;
-        wd_concat(at, len[k],
-                  (const char *const[]){o->dir, "/", o->base, wd_prof_file_ext[k], NULL});
         at += len[k];
         x->early[k] = (out_file){NULL, x->paths[k], WD_OK, {0}, false};
         wd_error_clear(&x->early[k].err);
     }
+    name_files(x, 1);
     return x;
 }
 
 void wd_prof_files_create(void *files)
 {
     wd_prof_files *x = files;
-    x->st = create_files(x->fds, x->paths, &x->err);
+    x->st = create_files(x, &x->err);
     x->created = true;
+}
+
+wd_status wd_prof_files_ready(wd_prof_files *x, wd_error *err)
+{
+    if (!x->created)
+        wd_prof_files_create(x);
+    if (x->st != WD_OK)
+        return wd_fail(err, x->st, 0, "%s", x->err.msg);
+    return WD_OK;
+}
+
+const char *wd_prof_files_base(const wd_prof_files *x)
+{
+    return x->base;
 }
 
 /* Waits for the event files' job when another thread took it (and runs no more of it). */
@@ -1677,19 +1745,18 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
     wd_prof_files *files = pre != NULL ? pre : wd_prof_files_new(o);
     if (files == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    if (!files->created)
-        wd_prof_files_create(files);
     bool taken = files->join != NULL;
-    wd_status st = files->st;
-    if (st != WD_OK)
-        wd_fail(err, st, 0, "%s", files->err.msg);
-    else
+    wd_status st = wd_prof_files_ready(files, err);
+    if (st == WD_OK)
         st = open_files(outs, files, taken, err);
     if (st != WD_OK) {
         join_events(files);
         free(files);
         return st;
     }
+    wd_prof_out named = *o; /* the JSON lists the names the files got */
+    named.base = files->base;
+    o = &named;
     tl_job job = {.p = p, .o = o, .files = outs, .ctx = p->ctx};
     wd_thread th;
     bool threaded = !taken && p->fin && p->tree.count >= THREAD_NODES && tl_job_start(&job, &th);

@@ -24,7 +24,8 @@
 
 typedef struct wd_prof_out {
     const char *dir;         /* where the files go */
-    const char *base;        /* file name stem */
+    const char *base;        /* file name stem: BASE-2, BASE-3, ... when BASE's are taken */
+    bool fixed_base;         /* BASE only: its files taken, nothing is written (no suffix) */
     bool collapsed;          /* <base>.out collapsed rather than time-ordered */
     bool with_time;          /* times in JSON, trace args and summaries */
     uint32_t max_depth;      /* 0: 100 */
@@ -32,6 +33,7 @@ typedef struct wd_prof_out {
     const char *tick_model;
     const char *pvm_version;
     const char *timestamp;
+    uint64_t timestamp_ns;   /* the same instant, ns since 1970 (JSON "timestamp_ns"); 0: none */
 } wd_prof_out;
 
 enum { WD_PROF_FILE_FOLDED, WD_PROF_FILE_SVG, WD_PROF_FILE_TRACE, WD_PROF_FILE_SPEEDSCOPE,
@@ -52,6 +54,14 @@ extern const char *const wd_prof_file_what[WD_PROF_FILE_COUNT];
 typedef struct wd_prof_files wd_prof_files;
 wd_prof_files *wd_prof_files_new(const wd_prof_out *o);
 void wd_prof_files_create(void *files);
+/* Creation is exclusive (O_EXCL): files that exist are never written, so profiles started
+ * in the same millisecond, whose timestamped names are alike, do not overwrite each other.
+ * The first file reserves a base: BASE, else the first free of BASE-2 .. BASE-9999 (only
+ * BASE with o->fixed_base); a profile's files always share it. wd_prof_files_ready creates
+ * them unless they were, and returns the creation's status (WD_ERR_IO naming the file);
+ * wd_prof_files_base is the base they got (o->base until then). */
+WD_NODISCARD wd_status wd_prof_files_ready(wd_prof_files *files, wd_error *err);
+const char *wd_prof_files_base(const wd_prof_files *files);
 /* Files that will not be written: those created are removed. NULL is ignored. Not while
  * wd_prof_files_create may run. */
 void wd_prof_files_discard(wd_prof_files *pre);
@@ -75,7 +85,8 @@ void wd_prof_files_write_events(void *files);
 void wd_prof_files_events_taken(wd_prof_files *pre, void (*join)(void *), void *arg);
 
 /* Writes every file into o->dir: into `pre` when given (from wd_prof_files_new with the same
- * dir and base; consumed, even on failure), created now unless it was. Errors: WD_ERR_IO
+ * dir and base; consumed, even on failure), created now unless it was; the JSON profile lists
+ * the names the files got (wd_prof_files_base). Errors: WD_ERR_IO
  * naming the file, WD_ERR_NOMEM. Once the profile is over and when it is big, the event files are
  * written on a thread of its own while the calling thread writes the others (the profile is
  * only read, p->ctx only used by the calling thread). */

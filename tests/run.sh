@@ -30,6 +30,8 @@
 #      ticks, phases, outcome, reboots, outbox (tests/octez/run.sh); the same kernels give
 #      the same run figures and profile events with block charging, with every instruction
 #      charged on its own, on unfused code and on the switch build (tests/octez/determinism.sh)
+#  12. install tests (tests/install/run.sh: `make install` and `uninstall` into a DESTDIR,
+#      the man page and the completions against the help texts)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -254,6 +256,7 @@ if [ -x build/release/wasmdbg ]; then
     run repl-release bash tests/repl/run.sh build/release/wasmdbg
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
+    run install-release bash tests/install/run.sh build/release/wasmdbg
     run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
     run octez-truth bash tests/octez/py.sh tests/octez/truth.py build/release/wasmdbg \
         "${WD_SHARED_DIR:-../shared}/reference/octez-ticks/truth.json"

@@ -4,6 +4,11 @@
  *                                        `wasmdbg run --json`'s, and so are the totals
  *   check files DIR                      the files in DIR agree: folded stacks, Chrome trace,
  *                                        speedscope and JSON totals; the SVG self-contained
+ *   check set DIR BASE KERNEL            DIR/BASE.* are one whole profile of KERNEL: every
+ *                                        file there and complete, each JSON parses, they agree
+ *                                        (as `files`) and each names KERNEL (the JSON's
+ *                                        "kernel" and "files", the titles of the SVG, trace and
+ *                                        speedscope profile)
  *   check same A.json B.json             two profiles have the same figures per function
  *   check clock PROFILE.json             each run's time from its events (the profiler's clock,
  *                                        converted) fits in the PVM's own measure (wall_ns),
@@ -12,6 +17,7 @@
  * Prints what differs and exits 1; exits 0 silently when all holds. */
 #include <dirent.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,15 +171,69 @@ static size_t count(const char *s, const char *what)
     return n;
 }
 
-static int files(const char *dir)
+/* The kernel named in each file, when `kernel` is given, and the file names the JSON
+ * profile lists, when `base` is. */
+static void names(json_t *prof, json_t *trace, json_t *ss, const char *svg, const char *kernel,
+                  const char *base)
 {
-    char *jp = find(dir, ".json"), *fp = find(dir, ".out"), *tp = find(dir, ".trace.json");
-    char *sp = find(dir, ".speedscope.json"), *vp = find(dir, ".svg");
+    if (kernel != NULL) {
+        const char *k = json_string_value(json_object_get(prof, "kernel"));
+        if (k == NULL || strcmp(k, kernel) != 0)
+            FAIL("JSON: kernel %s, expected %s", k ? k : "(none)", kernel);
+        char want[4096];
+        snprintf(want, sizeof want,
+                 "<text id=\"title\" x=\"600\" y=\"24\" text-anchor=\"middle\">"
+                 "Flame graph: %s (",
+                 kernel);
+        if (strstr(svg, want) == NULL)
+            FAIL("SVG: its title does not name %s", kernel);
+        snprintf(want, sizeof want, "wasmdbg: %s (ticks", kernel);
+        json_t *ev = json_object_get(trace, "traceEvents");
+        bool found = false;
+        for (size_t i = 0; i < json_array_size(ev) && !found; i++) {
+            const char *n = json_string_value(
+                json_object_get(json_object_get(json_array_get(ev, i), "args"), "name"));
+            found = n != NULL && strncmp(n, want, strlen(want)) == 0;
+        }
+        if (!found)
+            FAIL("Chrome trace: no process named %s", want);
+        const char *sn = json_string_value(json_object_get(ss, "name"));
+        if (sn == NULL || strncmp(sn, kernel, strlen(kernel)) != 0 || sn[strlen(kernel)] != ' ')
+            FAIL("speedscope: named %s, expected %s (...)", sn ? sn : "(none)", kernel);
+    }
+    if (base != NULL) {
+        static const char *const keys[] = {"folded", "svg", "trace", "speedscope", "json"};
+        static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json",
+                                           ".json"};
+        for (int k = 0; k < 5; k++) {
+            const char *n =
+                json_string_value(json_object_get(json_object_get(prof, "files"), keys[k]));
+            if (n == NULL || strncmp(n, base, strlen(base)) != 0 ||
+                strcmp(n + strlen(base), exts[k]) != 0)
+                FAIL("JSON: files.%s is %s, expected %s%s", keys[k], n ? n : "(none)", base,
+                     exts[k]);
+        }
+    }
+}
+
+/* The files agree (and name `kernel` and `base` when given); frees the paths. */
+static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *kernel,
+                 const char *base)
+{
     json_t *prof = jp ? load(jp) : NULL, *trace = tp ? load(tp) : NULL,
            *ss = sp ? load(sp) : NULL;
     char *folded = slurp(fp), *svg = slurp(vp);
-    if (prof == NULL || trace == NULL || ss == NULL || folded == NULL || svg == NULL)
+    if (prof == NULL || trace == NULL || ss == NULL || folded == NULL || svg == NULL) {
+        if (fp != NULL && folded == NULL)
+            FAIL("%s: cannot read", fp);
+        if (vp != NULL && svg == NULL)
+            FAIL("%s: cannot read", vp);
         return 1;
+    }
+    size_t svg_len = strlen(svg);
+    if (svg_len < 7 || strcmp(svg + svg_len - 7, "</svg>\n") != 0)
+        FAIL("SVG: does not end with </svg> (truncated)");
+    names(prof, trace, ss, svg, kernel, base);
     long long ticks = num(prof, "full_execution"), self = 0; /* what the tree holds */
     json_t *fs = json_object_get(prof, "functions");
     for (size_t i = 0; i < json_array_size(fs); i++)
@@ -228,6 +288,28 @@ static int files(const char *dir)
     free(sp);
     free(vp);
     return failures != 0;
+}
+
+static int files(const char *dir)
+{
+    return agree(find(dir, ".json"), find(dir, ".out"), find(dir, ".trace.json"),
+                 find(dir, ".speedscope.json"), find(dir, ".svg"), NULL, NULL);
+}
+
+static char *path_of(const char *dir, const char *base, const char *ext)
+{
+    size_t n = strlen(dir) + strlen(base) + strlen(ext) + 2;
+    char *p = malloc(n);
+    if (p != NULL)
+        snprintf(p, n, "%s/%s%s", dir, base, ext);
+    return p;
+}
+
+static int set(const char *dir, const char *base, const char *kernel)
+{
+    return agree(path_of(dir, base, ".json"), path_of(dir, base, ".out"),
+                 path_of(dir, base, ".trace.json"), path_of(dir, base, ".speedscope.json"),
+                 path_of(dir, base, ".svg"), kernel, base);
 }
 
 /* Per function name: self, total and calls summed. */
@@ -323,10 +405,13 @@ int main(int argc, char **argv)
         return phases(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "files") == 0)
         return files(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "set") == 0)
+        return set(argv[2], argv[3], argv[4]);
     if (argc == 4 && strcmp(argv[1], "same") == 0)
         return same(argv[2], argv[3]);
     if (argc == 3 && strcmp(argv[1], "clock") == 0)
         return clock_units(argv[2]);
-    fprintf(stderr, "usage: check phases RUN.json PROFILE.json | files DIR | same A B | clock P\n");
+    fprintf(stderr, "usage: check phases RUN.json PROFILE.json | files DIR | set DIR BASE KERNEL | "
+                    "same A B | clock P\n");
     return 2;
 }

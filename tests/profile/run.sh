@@ -8,8 +8,10 @@
 #   - the full call tree and the calling-context tree give the same figures per function;
 # then options and errors (a trace of the retired tick model pvm-2.0 among them), Ctrl-C and
 # --max-ticks on a kernel that loops, -o's destination (made with its parents, refused before
-# the run when it cannot be), and, when chromium is installed, the SVG's script in a headless
-# browser (zoom, search): skipped otherwise. Ends with `profile: N passed, N failed, N skipped`.
+# the run when it cannot be), 16 profiles started at once into one directory (no name
+# collides), --name, which profile `diff DIR` picks, and, when chromium is installed, the
+# SVG's script in a headless browser (zoom, search): skipped otherwise. Ends with
+# `profile: N passed, N failed, N skipped`.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 wasmdbg=$1
@@ -336,6 +338,85 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere
     result $ok "profile -o READ-ONLY-DIR: a usage error before the run (exit $st)" "$tmp/ro.err"
     chmod 755 "$tmp/read-only"
 fi
+
+# Sixteen profiles started at once into one directory (a CI job matrix), two kernels in turn:
+# timestamped names alike, each gets a base of its own (BASE-2, ...): sixteen whole sets of
+# files, each JSON parses, and each set (JSON, SVG, trace, speedscope) names the kernel of the
+# run that wrote it. The runs wait on a pipe, so that they start together.
+cd=$tmp/concurrent
+mkdir -p "$cd"
+mkfifo "$tmp/go"
+exec 3<>"$tmp/go"
+pids=()
+for i in $(seq 0 15); do
+    if [ $((i % 2)) -eq 0 ]; then
+        kern=kernels/counter/counter.wasm in=kernels/counter/counter.inputs.json
+    else
+        kern=$k/echo.wasm in=$k/echo.inputs.json
+    fi
+    echo "$kern" >"$cd.$i.kernel"
+    (read -r _ <&3; exec 3>&-; exec "$wasmdbg" profile "$kern" --inputs "$in" --no-kernel-debug \
+        -o "$cd") >"$cd.$i.txt" 2>&1 &
+    pids+=($!)
+done
+sleep 0.5
+printf '\n%.0s' $(seq 0 15) >&3
+ok=yes
+for i in $(seq 0 15); do
+    wait "${pids[$i]}" || { ok=no; echo "run $i: exit $?"; }
+done >"$cd.log"
+exec 3>&-
+bases=()
+for i in $(seq 0 15); do
+    base=$(sed -n "s|^Profiling result can be found in $cd/\(.*\)\.out$|\1|p" "$cd.$i.txt")
+    bases+=("$base")
+    { [ -n "$base" ] && "$check" set "$cd" "$base" "$(cat "$cd.$i.kernel")"; } >>"$cd.log" 2>&1 ||
+        { ok=no; echo "run $i ($base): not a whole profile of its kernel" >>"$cd.log"; }
+done
+[ "$(printf '%s\n' "${bases[@]}" | sort -u | wc -l)" -eq 16 ] ||
+    { ok=no; echo "bases: ${bases[*]}" >>"$cd.log"; }
+[ "$(ls "$cd" | wc -l)" -eq 80 ] || { ok=no; ls "$cd" >>"$cd.log"; }
+result $ok "16 profiles at once in one directory: 16 whole sets, each of its kernel" "$cd.log"
+
+# --name NAME: the files are NAME.*; a name whose files exist is refused before the run
+# (exit 2, the files untouched): a profile is never overwritten.
+d=$tmp/named
+counter=(kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json
+    --no-kernel-debug)
+"$wasmdbg" profile "${counter[@]}" -o "$d" --name zzz-older >"$d.1.txt" 2>&1 &&
+    grep -q "^Profiling result can be found in $d/zzz-older.out$" "$d.1.txt" &&
+    "$check" set "$d" zzz-older kernels/counter/counter.wasm >>"$d.1.txt" 2>&1 && ok=yes || ok=no
+result $ok "profile --name NAME writes NAME.*" "$d.1.txt"
+cp "$d/zzz-older.json" "$tmp/named-before.json"
+st=0
+"$wasmdbg" profile "$k/echo.wasm" --inputs "$k/echo.inputs.json" -o "$d" --name zzz-older \
+    >"$d.2.out" 2>"$d.2.err" || st=$?
+[ $st -eq 2 ] && [ ! -s "$d.2.out" ] &&
+    grep -q "^wasmdbg: --name zzz-older: $d/zzz-older.out exists: a profile is not overwritten" \
+        "$d.2.err" && cmp -s "$d/zzz-older.json" "$tmp/named-before.json" && ok=yes || ok=no
+result $ok "profile --name NAME refuses when NAME's files exist (exit $st)" "$d.2.err"
+st=0
+"$wasmdbg" profile "${counter[@]}" -o "$d" --name a/b >/dev/null 2>"$d.3.err" || st=$?
+[ $st -eq 2 ] && grep -q '^wasmdbg: --name: expected a file name stem' "$d.3.err" &&
+    ok=yes || ok=no
+result $ok "profile --name with a / is a usage error (exit $st)" "$d.3.err"
+
+# diff DIR compares the newest profile by the time recorded in it, not by name: of two
+# profiles written one after the other, the newer one's JSON renamed to sort first.
+d=$tmp/order
+"$wasmdbg" profile "${counter[@]}" -o "$d.old" >/dev/null 2>&1
+sleep 0.01
+"$wasmdbg" profile "$k/echo.wasm" --inputs "$k/echo.inputs.json" --no-kernel-debug -o "$d.new" \
+    >/dev/null 2>&1
+mkdir -p "$d" && mv "$d.old/"*[0-9].json "$d/zzz-older.json" &&
+    mv "$d.new/"*[0-9].json "$d/aaa-newer.json"
+"$wasmdbg" diff "$d" "$tmp/counter/live" --json >"$d.diff.json" 2>"$d.diff.err"
+st=$?
+[ $st -eq 0 ] && grep -q "\"old\": \"$d/aaa-newer.json\"" "$d.diff.json" &&
+    grep -q "^wasmdbg: $d holds 2 profiles: comparing the newest, aaa-newer.json$" "$d.diff.err" &&
+    ok=yes || ok=no
+cat "$d.diff.err" >>"$d.diff.json"
+result $ok "diff DIR picks the newest profile by its recorded time (exit $st)" "$d.diff.json"
 
 # The SVG in a browser: the script runs, zooms and searches.
 browser=$(command -v chromium || command -v chromium-browser || true)

@@ -41,10 +41,11 @@ fail() {
     failed=$((failed + 1))
 }
 
-# Masks what differs from one run to the next.
+# Masks what differs from one run to the next (the -N of a profile named in the same
+# millisecond as the one before it).
 mask() {
     sed -E -e 's/^took [0-9][0-9a-z.]*$/took <time>/' \
-        -e 's/wasm-debugger-profiling-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+-00:00/wasm-debugger-profiling-<timestamp>/g' \
+        -e 's/wasm-debugger-profiling-[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+-00:00(-[0-9]+)?/wasm-debugger-profiling-<timestamp>/g' \
         -e "s#$TMP#<tmp>#g"
 }
 

@@ -514,8 +514,39 @@ TEST(prof_files_on_a_thread)
     wd_prof_files_discard(wd_prof_files_new(&o));
     snprintf(path, sizeof path, "%s/v.out", dir);
     CHECK(access(path, F_OK) != 0);
+    /* names taken (a profile started in the same millisecond, a stray file): the next free
+     * base, all five files under it, nothing of the others' touched; a fixed base is refused */
+    o.base = "c";
+    wd_prof_files *c1 = wd_prof_files_new(&o), *c2 = wd_prof_files_new(&o);
+    CHECK(c1 != NULL && c2 != NULL);
+    snprintf(path, sizeof path, "%s/c-2.json", dir);
+    FILE *stray = fopen(path, "w");
+    CHECK(stray != NULL && fputs("stray", stray) >= 0 && fclose(stray) == 0);
+    CHECK_EQ(wd_prof_files_ready(c1, &err), WD_OK);
+    CHECK_EQ(wd_prof_files_ready(c2, &err), WD_OK);
+    CHECK(strcmp(wd_prof_files_base(c1), "c") == 0 && strcmp(wd_prof_files_base(c2), "c-3") == 0);
+    char *kept = slurp_base(dir, "c-2", ".json");
+    snprintf(path, sizeof path, "%s/c-2.out", dir);
+    CHECK(kept != NULL && strcmp(kept, "stray") == 0 && access(path, F_OK) != 0);
+    free(kept);
+    snprintf(path, sizeof path, "%s/c-3.speedscope.json", dir);
+    CHECK(access(path, F_OK) == 0);
+    o.fixed_base = true;
+    wd_prof_files *c3 = wd_prof_files_new(&o);
+    CHECK(c3 != NULL);
+    CHECK_EQ(wd_prof_files_ready(c3, &err), WD_ERR_IO);
+    CHECK(strstr(err.msg, "/c.out: cannot write: File exists") != NULL);
+    wd_error_clear(&err);
+    o.fixed_base = false;
+    wd_prof_files_discard(c3);
+    wd_prof_files_discard(c2);
+    wd_prof_files_discard(c1);
+    snprintf(path, sizeof path, "%s/c.svg", dir);
+    CHECK(access(path, F_OK) != 0);
+    remove_outputs(dir, "c-2");
     remove_outputs(dir, "t");
     /* created ahead in a directory that is not there: the write names the file */
+    o.base = "v";
     o.dir = "/nonexistent-wasmdbg-dir";
     wd_prof_files *pre = wd_prof_files_new(&o);
     CHECK(pre != NULL);
