@@ -7,6 +7,7 @@
 #   libiberty-dev   the demangler of Rust and C++ symbols in profiles (-liberty)
 #   libedit-dev     the REPL's line editing, history and completion (-ledit)
 #   tmux            the REPL's test in a real terminal (tests/repl/run.sh)
+#   python3         the Octez tick model and the tests against it (tests/octez)
 # Quiet when everything is there. Uses sudo when not root and sudo exists.
 set -eu
 
@@ -18,6 +19,7 @@ command -v wast2json >/dev/null 2>&1 && command -v wat2wasm >/dev/null 2>&1 ||
 [ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
 [ -f /usr/include/editline/readline.h ] || missing="$missing libedit-dev"
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
 command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 ||
     missing="$missing build-essential"
