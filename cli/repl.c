@@ -609,9 +609,11 @@ static const doc docs[] = {
     {"show outbox at level <level>", "prints the outbox of <level>, decoded."},
     {"show status", "prints the PVM's status and internal status."},
     {"show ticks", "prints the tick counter (every tick since the start, padding included)."},
-    {"show durable storage",
-     "prints every path of the durable storage with its value in hex (the values, not the "
-     "reference's internal chunk encoding of them)."},
+    {"show durable storage [<prefix>] [--full]",
+     "prints every path of the durable storage (under <prefix>: that path and its "
+     "descendants) with its value in hex (the values, not the reference's internal chunk "
+     "encoding of them), a value over 64 bytes cut to its first 64 and its size "
+     "(`... (<n> bytes)`) unless --full."},
     {"show subkeys [<path>] | ls [<path>]", "prints the children of <path> (default /)."},
     {"show key <key> [as <kind>]",
      "prints the value at <key> as hex (default), string, or a little-endian integer: "
@@ -980,8 +982,8 @@ static int cmd_show(wd_repl *r, int argc, char **argv)
     else if (argc == 5 && strcmp(w, "outbox") == 0 && strcmp(argv[2], "at") == 0 &&
              strcmp(argv[3], "level") == 0)
         wd_repl_show_outbox(r, argc, argv);
-    else if (argc == 3 && strcmp(w, "durable") == 0 && strcmp(argv[2], "storage") == 0)
-        wd_repl_show_durable(r);
+    else if (argc >= 3 && strcmp(w, "durable") == 0 && strcmp(argv[2], "storage") == 0)
+        wd_repl_show_durable(r, argc, argv);
     else if ((argc == 2 || argc == 3) && strcmp(w, "subkeys") == 0)
         wd_repl_show_subkeys(r, argc == 3 ? argv[2] : "/");
     else if ((argc == 3 || (argc == 5 && strcmp(argv[3], "as") == 0)) && strcmp(w, "key") == 0)

@@ -110,7 +110,7 @@ bool wd_repl_parse_u64(const char *s, uint64_t max, uint64_t *out);
 void wd_repl_show_status(wd_repl *r);
 void wd_repl_show_inbox(wd_repl *r);
 void wd_repl_show_outbox(wd_repl *r, int argc, char **argv);
-void wd_repl_show_durable(wd_repl *r);
+void wd_repl_show_durable(wd_repl *r, int argc, char **argv);
 void wd_repl_show_subkeys(wd_repl *r, const char *path);
 void wd_repl_show_key(wd_repl *r, int argc, char **argv);
 void wd_repl_show_memory(wd_repl *r, int argc, char **argv);

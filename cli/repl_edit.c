@@ -1,8 +1,9 @@
 /* repl_edit.c: the REPL's line editor, libedit through its readline interface: the prompt
  * `> ` (the reference's), history kept across sessions in ~/.wasmdbg_history, and tab
  * completion of command words, function names (after `break`), durable-storage paths (after
- * `ls`, `show subkeys`, `show key`) and value kinds (after `as`). Used only when stdin is a
- * terminal. libedit allocates with malloc: its strings are released with free(). */
+ * `ls`, `show subkeys`, `show key`, `show durable storage`) and value kinds (after `as`).
+ * Used only when stdin is a terminal. libedit allocates with malloc: its strings are
+ * released with free(). Ctrl-C at the prompt discards the line typed so far. */
 #include "cli/repl.h"
 
 #include <signal.h>
@@ -178,7 +179,8 @@ static char **complete(const char *text, int start, int end)
     if (is(w, k, 1, "break", NULL) || is(w, k, 1, "b", NULL))
         complete_functions(text);
     else if (is(w, k, 1, "ls", NULL) || is(w, k, 2, "show", "subkeys") ||
-             is(w, k, 2, "show", "key"))
+             is(w, k, 2, "show", "key") ||
+             (is(w, k, 3, "show", "durable") && strcmp(w[2], "storage") == 0))
         complete_paths(text);
     else if (k >= 3 && strcmp(w[k - 1], "as") == 0)
         complete_kinds(text);
@@ -206,16 +208,36 @@ void wd_repl_edit_init(wd_repl *r)
         history_path[0] = '\0';
 }
 
+static volatile sig_atomic_t prompt_interrupted;
+
+static void on_prompt_sigint(int sig)
+{
+    (void)sig;
+    prompt_interrupted = 1;
+}
+
+/* Ctrl-C at the prompt discards the line typed so far, as in gdb and bash: the handler is
+ * installed without SA_RESTART, so libedit's read fails with EINTR, readline returns NULL
+ * (as at end of input, told apart by the flag), and the next readline starts an empty line.
+ * A running command is interrupted by repl.c's own handler. */
 char *wd_repl_edit_read(wd_repl *r)
 {
     (void)r;
-    /* Ctrl-C interrupts a running command (repl.c); at the prompt it does nothing */
-    struct sigaction ign, old;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    sigaction(SIGINT, &ign, &old);
-    char *line = readline("> ");
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prompt_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    char *line;
+    for (;;) {
+        prompt_interrupted = 0;
+        line = readline("> ");
+        if (!prompt_interrupted)
+            break;
+        free(line); /* typed text is discarded, and not added to history */
+        printf("^C\n");
+        fflush(stdout);
+    }
     sigaction(SIGINT, &old, NULL);
     if (line != NULL && line[strspn(line, " \t")] != '\0') {
         add_history(line);

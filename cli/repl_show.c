@@ -471,22 +471,6 @@ void wd_repl_show_outbox(wd_repl *r, int argc, char **argv)
 
 /* ---- durable storage ---------------------------------------------------------------------- */
 
-static int print_node(void *ud, const char *path, const uint8_t *value, size_t size)
-{
-    (void)ud;
-    printf("%s\n  ", path);
-    if (value != NULL)
-        print_hex(value, size);
-    printf("\n");
-    return 0;
-}
-
-void wd_repl_show_durable(wd_repl *r)
-{
-    if (wd_durable_walk(wd_pvm_durable(r->s.pvm), "/", 1, print_node, NULL) != 0)
-        wd_repl_error("Error: out of memory");
-}
-
 /* `path` without empty steps ("/a//b/" is /a/b, as the reference reads it) into out. */
 static bool normalize(const char *path, char *out, size_t size)
 {
@@ -508,6 +492,55 @@ static bool normalize(const char *path, char *out, size_t size)
         out[n++] = '/';
     out[n] = '\0';
     return true;
+}
+
+/* Values longer than this print cut, unless --full: the EVM kernel's storage holds two
+ * copies of its boot.wasm, megabytes of hex. */
+#define DURABLE_CUT 64
+
+static int print_node(void *ud, const char *path, const uint8_t *value, size_t size)
+{
+    bool full = *(const bool *)ud;
+    printf("%s\n  ", path);
+    if (value != NULL && (full || size <= DURABLE_CUT)) {
+        print_hex(value, size);
+    } else if (value != NULL) {
+        print_hex(value, DURABLE_CUT);
+        printf("... (%zu bytes)", size);
+    }
+    printf("\n");
+    return 0;
+}
+
+/* show durable storage [<prefix>] [--full]: argv[3..argc) in either order. */
+void wd_repl_show_durable(wd_repl *r, int argc, char **argv)
+{
+    const char *prefix = NULL;
+    bool full = false;
+    for (int i = 3; i < argc; i++) {
+        if (strcmp(argv[i], "--full") == 0 && !full) {
+            full = true;
+        } else if (argv[i][0] != '-' && argv[i][0] != '/') {
+            printf("Invalid path, it must start with '/'\n"); /* as show subkeys */
+            return;
+        } else if (argv[i][0] == '/' && prefix == NULL) {
+            prefix = argv[i];
+        } else {
+            wd_repl_error("Error: usage: show durable storage [<prefix>] [--full], got `%.80s`",
+                          argv[i]);
+            return;
+        }
+    }
+    char key[1024] = "/";
+    wd_durable *d = wd_pvm_durable(r->s.pvm);
+    if (prefix != NULL &&
+        (!normalize(prefix, key, sizeof key) || wd_durable_has(d, key, strlen(key)) == 0)) {
+        printf("The path %.1000s is not available in the durable storage\n",
+               normalize(prefix, key, sizeof key) ? key : prefix);
+        return;
+    }
+    if (wd_durable_walk(d, key, strlen(key), print_node, &full) != 0)
+        wd_repl_error("Error: out of memory");
 }
 
 void wd_repl_show_subkeys(wd_repl *r, const char *path)

@@ -546,8 +546,9 @@ typedef struct timeline {
     const int64_t *tns;
     wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
     uint64_t run_start;         /* the run's first tick */
-    uint64_t offset;            /* Chrome: where the run starts on the timeline (speedscope
-                                   starts each run's profile at 0) */
+    uint64_t offset;            /* Chrome: where the run starts on the timeline */
+    uint64_t ss_offset;         /* speedscope: where the run starts in the profile written (0
+                                   in its own, offset in "all runs") */
     bool real;                  /* full tree: nodes where they ran */
     uint64_t *cursor;           /* synthetic layout: next free position per depth */
     uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
@@ -711,6 +712,7 @@ static inline void ss_close_to(timeline *t, uint32_t depth)
 
 static inline void ss_open(timeline *t, uint32_t node, uint32_t depth, uint64_t begin)
 {
+    begin += t->ss_offset;
     ss_close_to(t, depth);
     uint32_t frame = t->groups[t->nodes[node].sym];
     t->open_depth = depth;
@@ -753,13 +755,23 @@ static void chrome_prefixes(timeline *t)
     }
 }
 
-static void chrome_head(wbuf *w, const wd_prof_out *o)
+/* The time unit: 1 tick = 1 ns. Perfetto reads `ts` and `dur` in ns when the file has
+ * `"displayTimeUnit":"ns"` (exactly so) in its first chunk, else in us: hence at the head, so
+ * that its SI prefixes read as tick counts (ns: ticks, us: thousands, ms: millions, s:
+ * billions). In us, 50 M ticks showed as "50 s". Viewers that keep `ts` in us (the legacy
+ * chrome://tracing) show 1 tick as 1 us; otherData.time_unit says which. */
+static void chrome_head(wbuf *w, const wd_prof *p, const wd_prof_out *o)
 {
-    WB_LIT(w, "{\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
+    WB_LIT(w, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"time_unit\":\"1 ns = 1 tick\","
+              "\"time_axis\":\"ticks, padding left out; ts and dur are ticks\","
+              "\"tick_model\":");
+    wb_json(w, o->tick_model ? o->tick_model : "");
+    wb_str(w, p->cct ? ",\"mode\":\"cct\"},\n" : ",\"mode\":\"full\"},\n");
+    WB_LIT(w, "\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
               "\"tid\":1,\"args\":{\"name\":");
     char title[512];
-    snprintf(title, sizeof title, "wasmdbg: %s (ticks, %s)", o->kernel ? o->kernel : "kernel",
-             o->tick_model ? o->tick_model : "?");
+    snprintf(title, sizeof title, "wasmdbg: %s (ticks: 1 ns = 1 tick, %s)",
+             o->kernel ? o->kernel : "kernel", o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
     WB_LIT(w, "}},\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":1,"
               "\"args\":{\"name\":\"kernel runs\"}}");
@@ -787,14 +799,6 @@ static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t 
     WB_LIT(w, ",\"start_tick\":");
     wb_u64(w, r->start);
     WB_LIT(w, "}}");
-}
-
-static void chrome_tail(wbuf *w, const wd_prof *p, const wd_prof_out *o)
-{
-    WB_LIT(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"time_axis\":\"ticks (shown "
-              "as microseconds), padding left out\",\"tick_model\":");
-    wb_json(w, o->tick_model ? o->tick_model : "");
-    wb_str(w, p->cct ? ",\"mode\":\"cct\"}}\n" : ",\"mode\":\"full\"}}\n");
 }
 
 /* speedscope's frames are display names: the index of a name's group is the position of its
@@ -828,7 +832,9 @@ static bool ss_head(timeline *t, const wd_prof_out *o)
     snprintf(title, sizeof title, "%s (ticks, %s)", o->kernel ? o->kernel : "kernel",
              o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
-    WB_LIT(w, ",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[");
+    WB_LIT(w, ",\"activeProfileIndex\":"); /* "all runs", after the runs' own */
+    wb_u64(w, p->runs.count);
+    WB_LIT(w, ",\n\"shared\":{\"frames\":[");
     st_init(&t->spre, t->ctx, frames);
     for (uint32_t i = 0; i < frames; i++) {
         if (i)
@@ -863,7 +869,50 @@ static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t span)
     WB_LIT(w, ",\"events\":[");
 }
 
-/* Every run, one after the other: the run's head in each event file, its nodes, its end. */
+/* Walks run i's nodes into the outputs whose wbuf is set; offset: where the run starts on
+ * the Chrome timeline, and in speedscope's "all runs" profile when `all`. */
+static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset, bool all)
+{
+    wd_prof *p = t->p;
+    t->run_start = p->runs.data[i].start;
+    t->offset = offset;
+    t->ss_offset = all ? offset : 0;
+    t->open_depth = 0;
+    if (t->cursor != NULL)
+        t->cursor[0] = 0;
+    walk(&p->tree, p->runs.data[i].root, tl_visit, t);
+    if (t->sw != NULL)
+        ss_close_to(t, 1);
+}
+
+/* speedscope's "all runs" profile, after the runs' own and shown first (activeProfileIndex):
+ * every run's events again, the runs one after the other as in the Chrome trace, so that the
+ * time order, left heavy and sandwich views cover the whole profile. A second walk of the
+ * runs: the events of a run's own profile start at 0, these at the run's offset. */
+static void ss_all_runs(timeline *t, uint64_t end)
+{
+    wd_prof *p = t->p;
+    wbuf *fw = t->fw, *cw = t->cw;
+    t->fw = t->cw = NULL;
+    if (p->runs.count)
+        wb_char(t->sw, ',');
+    WB_LIT(t->sw, "\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS "\",\"unit\":\"none\","
+                  "\"startValue\":0,\"endValue\":");
+    wb_u64(t->sw, end);
+    WB_LIT(t->sw, ",\"events\":[");
+    t->first = true;
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
+        tl_walk_run(t, i, offset, true);
+        offset += run_span(p, i);
+    }
+    WB_LIT(t->sw, "]}");
+    t->fw = fw;
+    t->cw = cw;
+}
+
+/* Every run, one after the other: the run's head in each event file, its nodes, its end;
+ * then speedscope's all-runs profile. */
 static void tl_runs(timeline *t)
 {
     wd_prof *p = t->p;
@@ -879,19 +928,14 @@ static void tl_runs(timeline *t)
             if (t->sw != NULL)
                 ss_run(t->sw, i, &r, span);
         }
-        t->run_start = p->runs.data[i].start;
-        t->offset = offset;
         t->first = true;
-        t->open_depth = 0;
-        if (t->cursor != NULL)
-            t->cursor[0] = 0;
-        walk(&p->tree, p->runs.data[i].root, tl_visit, t);
-        if (t->sw != NULL) {
-            ss_close_to(t, 1);
+        tl_walk_run(t, i, offset, false);
+        if (t->sw != NULL)
             WB_LIT(t->sw, "]}");
-        }
         offset += span;
     }
+    if (t->sw != NULL && !t->oom)
+        ss_all_runs(t, offset);
 }
 
 static void tl_free(timeline *t)
@@ -927,7 +971,7 @@ static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wb
         chrome_prefixes(&t);
         ok = !t.cpre.oom;
         if (ok)
-            chrome_head(cw, o);
+            chrome_head(cw, p, o);
     }
     if (ok && sw != NULL)
         ok = ss_head(&t, o);
@@ -935,7 +979,7 @@ static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wb
         tl_runs(&t);
     ok = ok && !t.oom;
     if (ok && cw != NULL)
-        chrome_tail(cw, p, o);
+        WB_LIT(cw, "\n]}\n");
     if (ok && sw != NULL)
         WB_LIT(sw, "\n]}\n");
     tl_free(&t);

@@ -6,9 +6,11 @@
  *                           flamechart), or with `collapsed` identical stacks merged and
  *                           sorted (flamegraph.pl, inferno, speedscope read both)
  *   <base>.svg              an interactive flamegraph (zoom, search, tooltips), self-contained
- *   <base>.trace.json       Chrome trace events, ticks on the time axis (Perfetto)
+ *   <base>.trace.json       Chrome trace events, ticks on the time axis (Perfetto), 1 tick
+ *                           = 1 ns (displayTimeUnit "ns" at the head; otherData.time_unit)
  *   <base>.speedscope.json  speedscope's file format: an evented profile per kernel run, in
- *                           ticks (unit "none")
+ *                           ticks (unit "none"), then WD_PROF_ALL_RUNS (shown first): every
+ *                           run one after the other
  *   <base>.json             the machine profile (see wd_prof_json)
  *
  * Stacks deeper than max_depth (folded, SVG) are cut there: the deeper nodes' ticks count
@@ -21,6 +23,9 @@
 #include <stdio.h>
 
 #include "profiler/prof.h"
+
+/* The name of speedscope's profile of all the kernel runs together. */
+#define WD_PROF_ALL_RUNS "all runs"
 
 typedef struct wd_prof_out {
     const char *dir;         /* where the files go */

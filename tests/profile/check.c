@@ -3,7 +3,10 @@
  *   check phases RUN.json PROFILE.json   per level and kernel run, the profile's phases are
  *                                        `wasmdbg run --json`'s, and so are the totals
  *   check files DIR                      the files in DIR agree: folded stacks, Chrome trace,
- *                                        speedscope and JSON totals; the SVG self-contained
+ *                                        speedscope and JSON totals (speedscope: a profile
+ *                                        per run, then "all runs", the active one); the
+ *                                        Chrome trace's unit (1 ns = 1 tick); the SVG
+ *                                        self-contained
  *   check set DIR BASE KERNEL            DIR/BASE.* are one whole profile of KERNEL: every
  *                                        file there and complete, each JSON parses, they agree
  *                                        (as `files`) and each names KERNEL (the JSON's
@@ -216,6 +219,28 @@ static void names(json_t *prof, json_t *trace, json_t *ss, const char *svg, cons
     }
 }
 
+/* The Chrome trace says its unit: 1 tick is 1 ns, under a displayTimeUnit "ns" at the head
+ * of the file, where Perfetto looks for it (it reads `ts` in ns then, else in us). */
+static void chrome_unit(json_t *trace, const char *path)
+{
+    static const char head[] = "{\"displayTimeUnit\":\"ns\",";
+    char text[sizeof head] = "";
+    FILE *f = fopen(path, "rb");
+    if (f == NULL || fread(text, 1, sizeof head - 1, f) != sizeof head - 1 ||
+        strcmp(text, head) != 0)
+        FAIL("Chrome trace: does not begin with %s", head);
+    if (f != NULL)
+        fclose(f);
+    json_t *other = json_object_get(trace, "otherData");
+    const char *unit = json_string_value(json_object_get(other, "time_unit"));
+    const char *shown = json_string_value(json_object_get(trace, "displayTimeUnit"));
+    if (unit == NULL || strcmp(unit, "1 ns = 1 tick") != 0 || shown == NULL ||
+        strcmp(shown, "ns") != 0)
+        FAIL("Chrome trace: time_unit %s, displayTimeUnit %s: expected \"1 ns = 1 tick\", "
+             "\"ns\"",
+             unit ? unit : "(none)", shown ? shown : "(none)");
+}
+
 /* The files agree (and name `kernel` and `base` when given); frees the paths. */
 static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *kernel,
                  const char *base)
@@ -256,24 +281,47 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
     }
     if (tself != ticks || truns != ticks)
         FAIL("Chrome trace: self ticks %lld, runs %lld, ticks %lld", tself, truns, ticks);
-    long long on_top = 0;
+    chrome_unit(trace, tp);
+    /* one profile per kernel run, then "all runs" (shown first): the runs one after the
+     * other, so its ticks and its length are the runs' summed */
+    long long on_top = 0, all_top = 0, runs_end = 0;
     json_t *profiles = json_object_get(ss, "profiles");
-    for (size_t i = 0; i < json_array_size(profiles); i++) {
-        json_t *events = json_object_get(json_array_get(profiles, i), "events");
-        long long last = 0, depth = 0;
+    size_t n_prof = json_array_size(profiles), runs = (size_t)num(prof, "kernel_runs");
+    json_t *all = json_array_get(profiles, n_prof - 1);
+    const char *all_name = json_string_value(json_object_get(all, "name"));
+    if (n_prof != runs + 1 || all_name == NULL || strcmp(all_name, "all runs") != 0 ||
+        num(ss, "activeProfileIndex") != (long long)runs)
+        FAIL("speedscope: %zu profiles, the last %s, active %lld: expected %zu runs and "
+             "\"all runs\" (active)",
+             n_prof, all_name ? all_name : "(none)", num(ss, "activeProfileIndex"), runs);
+    for (size_t i = 0; i < n_prof; i++) {
+        json_t *pr = json_array_get(profiles, i);
+        json_t *events = json_object_get(pr, "events");
+        if (i < runs)
+            runs_end += num(pr, "endValue") - num(pr, "startValue");
+        long long last = 0, depth = 0, top = 0;
         for (size_t k = 0; k < json_array_size(events); k++) {
             json_t *e = json_array_get(events, k);
             long long at = num(e, "at");
+            if (at < last)
+                FAIL("speedscope: profile %zu goes back in time at event %zu", i, k);
             if (depth > 0)
-                on_top += at - last;
+                top += at - last;
             last = at;
             depth += strcmp(json_string_value(json_object_get(e, "type")), "O") == 0 ? 1 : -1;
         }
         if (depth != 0)
             FAIL("speedscope: profile %zu does not close every frame", i);
+        if (i < runs)
+            on_top += top;
+        else
+            all_top += top;
     }
-    if (on_top != ticks)
-        FAIL("speedscope: %lld ticks, ticks %lld", on_top, ticks);
+    if (on_top != ticks || all_top != ticks)
+        FAIL("speedscope: runs %lld ticks, all runs %lld, ticks %lld", on_top, all_top, ticks);
+    if (num(all, "startValue") != 0 || num(all, "endValue") != runs_end)
+        FAIL("speedscope: all runs from %lld to %lld, the runs' lengths sum to %lld",
+             num(all, "startValue"), num(all, "endValue"), runs_end);
     if (count(svg, "http") != 1 || count(svg, "href") != 0 || count(svg, "<g ") != count(svg, "</g>") ||
         strncmp(svg, "<?xml", 5) != 0)
         FAIL("SVG: not self-contained or not balanced");

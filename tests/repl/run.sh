@@ -55,6 +55,18 @@ for cmd in tests/repl/*.cmd; do
     if run_case "${cmd%.cmd}" "${cmd%.cmd}.in" mask; then ok; else fail "${cmd%.cmd}"; fi
 done
 
+# `show durable storage --full` prints a long value whole (the transcripts show it cut): the
+# counter kernel's /kernel/boot.wasm (5938 bytes) as `show key` prints it
+full=$(printf 'show key /kernel/boot.wasm\nshow durable storage /kernel/boot.wasm --full\n' |
+    "$wasmdbg" debug kernels/counter/counter.wasm 2>&1)
+if [ "$(sed -n 1p <<<"$full" | wc -c)" -eq 11877 ] &&
+    [ "$(sed -n 1p <<<"$full")" = "$(sed -n 3p <<<"$full" | sed 's/^  //')" ] &&
+    [ "$(sed -n 2p <<<"$full")" = /kernel/boot.wasm ]; then
+    ok
+else
+    fail "show durable storage --full did not print /kernel/boot.wasm whole"
+fi
+
 # ---- 2. stepping by ticks or instructions versus running straight through -----------------
 
 # final_state KERNEL INPUTS LEVELS STEP-COMMAND COUNT [OPTIONS...]: loads each inbox, runs it
@@ -74,7 +86,7 @@ final_state() {
         done
         echo "show ticks"
         echo "show status"
-        echo "show durable storage"
+        echo "show durable storage --full"
         for ((i = 0; i < levels; i++)); do echo "show outbox at level $i"; done
     } | "$wasmdbg" debug "$kernel" --inputs "$inputs" --no-kernel-debug "$@" 2>/dev/null |
         sed -n '/^Ticks: /,$p'
@@ -225,9 +237,19 @@ tmux_test() {
     tm -f /dev/null new-session -d -s repl -x 120 -y 40 "$run"
     check '^> ?$' "no prompt (loop.wat)"
     sleep 0.3
-    tm send-keys -t repl 'show sta' C-c
+    # (the text must reach libedit first: the terminal itself drops input not read yet)
+    tm send-keys -t repl 'show status'
+    check '^> show status$' "\`show status\` was not typed"
+    tm send-keys -t repl C-c
+    check '^> show status(\^C)?$' "the line is gone after Ctrl-C"
     tm send-keys -t repl 'show ticks' Enter
-    check '^Ticks: 0 \(level 0\)$' "Ctrl-C at the prompt did not clear the line"
+    check '^Ticks: 0 \(level 0\)$' "\`show ticks\` did not run after Ctrl-C at the prompt"
+    if tm capture-pane -p -t repl | grep -Eq '^(Status|Internal_status):|show status ?show ticks'; then
+        fail "tmux: Ctrl-C at the prompt did not discard the typed \`show status\`:"
+        tm capture-pane -p -t repl | grep -v '^$' | tail -n 8 | sed 's/^/    /'
+    else
+        ok
+    fi
     tm send-keys -t repl 'step inbox' Enter
     check '^> step inbox$' "\`step inbox\` was not typed"
     sleep 0.3

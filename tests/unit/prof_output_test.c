@@ -151,12 +151,18 @@ static bool check_chrome(const char *text, uint64_t total)
         else
             self += ju(args, "self");
     }
+    /* the unit: 1 tick = 1 ns, displayTimeUnit at the head, where Perfetto reads it */
+    const char *unit =
+        json_string_value(json_object_get(json_object_get(doc, "otherData"), "time_unit"));
+    bool ok = unit != NULL && strcmp(unit, "1 ns = 1 tick") == 0 &&
+              strncmp(text, "{\"displayTimeUnit\":\"ns\",", 23) == 0;
     json_decref(doc);
-    return self == total && runs == total;
+    return ok && self == total && runs == total;
 }
 
 /* speedscope: replay the open/close events of each profile; the ticks on top of the stack
- * sum to the total, and events nest. */
+ * sum to the total in the runs' profiles and again in "all runs" (the last, active one), and
+ * events nest. */
 static bool check_speedscope(const char *text, uint64_t total)
 {
     json_error_t je;
@@ -165,10 +171,16 @@ static bool check_speedscope(const char *text, uint64_t total)
         return false;
     size_t frames = json_array_size(json_object_get(json_object_get(doc, "shared"), "frames"));
     json_t *profiles = json_object_get(doc, "profiles");
-    uint64_t sum = 0;
-    bool ok = json_array_size(profiles) == 4;
+    uint64_t sum = 0, all = 0, ends = 0;
+    json_t *last_pr = json_array_get(profiles, 4);
+    bool ok = json_array_size(profiles) == 5 &&
+              json_integer_value(json_object_get(doc, "activeProfileIndex")) == 4 &&
+              strcmp(json_string_value(json_object_get(last_pr, "name")), "all runs") == 0;
     for (size_t i = 0; ok && i < json_array_size(profiles); i++) {
         json_t *pr = json_array_get(profiles, i);
+        uint64_t *on_top = i < 4 ? &sum : &all;
+        if (i < 4)
+            ends += ju(pr, "endValue");
         ok = strcmp(json_string_value(json_object_get(pr, "unit")), "none") == 0 &&
              strcmp(json_string_value(json_object_get(pr, "type")), "evented") == 0;
         json_t *events = json_object_get(pr, "events");
@@ -181,7 +193,7 @@ static bool check_speedscope(const char *text, uint64_t total)
             int64_t fr = (int64_t)ju(e, "frame");
             ok = at >= last && (size_t)fr < frames;
             if (depth > 0)
-                sum += at - last;
+                *on_top += at - last;
             last = at;
             if (strcmp(json_string_value(json_object_get(e, "type")), "O") == 0) {
                 ok = ok && depth < 256;
@@ -194,8 +206,9 @@ static bool check_speedscope(const char *text, uint64_t total)
         }
         ok = ok && depth == 0 && last <= ju(pr, "endValue");
     }
+    ok = ok && ju(last_pr, "endValue") == ends;
     json_decref(doc);
-    return ok && sum == total;
+    return ok && sum == total && all == total;
 }
 
 /* The JSON profile: totals, phases and functions agree. */
