@@ -16,6 +16,18 @@ int wd_cli_invoke(int argc, char **argv);
 
 /* `wasmdbg run KERNEL --inputs FILE [options]`; argv[0] is "run". */
 int wd_cli_run(int argc, char **argv);
+/* run.c: a run report's backtrace, innermost first, with source lines where the module `m`
+ * (the one the run ran) has DWARF: text lines "#N name at 0xOFF (file:line)" after `indent`,
+ * or in the JSON object `jr` a "backtrace" array of {function, func_idx, offset[, file,
+ * line]} (and "backtrace_more", the frames left out). `loc` caches the line tables. */
+struct wd_run_report;
+struct wd_srcloc;
+struct wd_module;
+struct json_t;
+void wd_cli_print_backtrace(const struct wd_run_report *x, struct wd_srcloc *loc,
+                            const struct wd_module *m, const char *indent);
+void wd_cli_backtrace_json(struct json_t *jr, const struct wd_run_report *x,
+                           struct wd_srcloc *loc, const struct wd_module *m);
 
 /* `wasmdbg profile KERNEL --inputs FILE [options]`; argv[0] is "profile". */
 int wd_cli_profile(int argc, char **argv);

@@ -35,7 +35,10 @@ static const char help_text[] =
     "  wasmdbg COMMAND --help       help on a command\n"
     "  wasmdbg --version            the version\n"
     "\n"
-    "exit status: 0 success, 1 a check failed (or the code trapped), 2 usage or input error\n";
+    "exit status: 0 success; a kernel run's trap or stuck PVM is a reported outcome (exit 0)\n"
+    "  unless --fail-on-stuck; 1 a check failed: a budget exceeded (or a run trapped or got\n"
+    "  stuck under `budget`), --fail-on-stuck, --max-ticks reached, `invoke`'s call\n"
+    "  trapped; 2 usage or input error; 130 interrupted (Ctrl-C)\n";
 
 int main(int argc, char **argv)
 {

@@ -61,8 +61,17 @@ void wd_profhook_level(wd_profhook *h, uint32_t level)
     wd_prof_feed_level(&h->feed, level);
 }
 
+void wd_profhook_stop(wd_profhook *h)
+{
+    wd_prof_feed_stop(&h->feed, wd_profhook_now(h));
+}
+
 void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info)
 {
+    /* A stuck run (a tick limit, Ctrl-C) was stopped moments ago: its open calls close at
+     * the clock now, not at their last event's (a loop may have run for seconds since). */
+    if (info->outcome == WD_PROF_STUCK)
+        wd_profhook_stop(h);
     wd_prof_feed_run_info(&h->feed, info);
 }
 

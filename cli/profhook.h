@@ -78,9 +78,12 @@ bool wd_profhook_end(wd_profhook *h, uint64_t ticks);
 bool wd_profhook_end_tree(wd_profhook *h, uint64_t ticks, void (*after)(void *), void *arg);
 /* wd_prof_feed_join of the adapter `h` (a wd_profhook *). */
 void wd_profhook_join(void *h);
-/* wd_prof_level and wd_prof_run_info_add, in order with the events. */
+/* wd_prof_level and wd_prof_run_info_add, in order with the events; a stuck run's report
+ * is preceded by wd_profhook_stop (its open calls close at the clock then). */
 void wd_profhook_level(wd_profhook *h, uint32_t level);
 void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info);
+/* wd_prof_stop at the clock now: the kernel was stopped (Ctrl-C, the end of a window). */
+void wd_profhook_stop(wd_profhook *h);
 
 /* Source lines from a module's DWARF .debug_line (custom sections), parsed on first use. */
 typedef struct wd_srcloc {

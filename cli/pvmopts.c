@@ -394,7 +394,7 @@ void wd_cli_pvm_mark_stop(wd_cli_pvm *s, const char *cause)
         x->run = *cur;
         x->run.effective = x->tick - cur->start;
         x->run.outcome = WD_RUN_STUCK;
-        x->run.backtrace[0] = '\0';
+        x->run.backtrace_count = x->run.backtrace_more = 0;
         snprintf(x->run.reason, sizeof x->run.reason, "stopped at tick %" PRIu64 ": %s", x->tick,
                  x->cause);
         return;

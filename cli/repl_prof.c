@@ -19,6 +19,8 @@
 /* The profiler's hooks behind a tick offset: the window's start is its tick 0. */
 static uint64_t base_ticks;
 static const wd_hooks *inner;
+/* The window's start, ns since 1970 (the JSON's timestamp_ns). */
+static uint64_t start_ns;
 
 static void rel_call(void *ud, uint64_t ticks, const wd_func *callee, wd_call_kind kind)
 {
@@ -58,7 +60,7 @@ static bool window_start(wd_repl *r, bool with_time)
     /* Not threaded: a window is short, and its events come one step at a time. */
     wd_profhook_init(&w->hook, &w->ctx, w->prof,
                      with_time ? WD_PROFHOOK_FAST : WD_PROFHOOK_NO_TIME, 1000, false);
-    wd_profhook_timestamp(w->timestamp, sizeof w->timestamp);
+    start_ns = wd_profhook_timestamp(w->timestamp, sizeof w->timestamp);
     w->runs_seen = wd_repl_run_count(r);
     base_ticks = r->t->ticks;
     inner = &w->hook.hooks;
@@ -101,6 +103,10 @@ static void window_stop(wd_repl *r, bool collapsed)
 {
     wd_repl_prof *w = &r->prof;
     wd_repl_prof_runs(r);
+    /* A window may end anywhere: the calls still open close at its end, tick and clock, as
+     * at a stop (not an inconsistent call graph). */
+    if (wd_pvm_current_run(r->s.pvm) != NULL)
+        wd_profhook_stop(&w->hook);
     wd_profhook_end(&w->hook, r->t->ticks - base_ticks);
     r->fwd = NULL;
     w->on = false;
@@ -115,7 +121,7 @@ static void window_stop(wd_repl *r, bool collapsed)
             .out = {.dir = dir, .base = base, .collapsed = collapsed, .with_time = w->with_time,
                     .max_depth = 100, .kernel = r->s.kernel_path, .tick_model = r->s.costs.name,
                     .pvm_version = wd_pvm_version_name(r->s.cfg.version),
-                    .timestamp = w->timestamp},
+                    .timestamp = w->timestamp, .timestamp_ns = start_ns},
             .host_per_byte = r->s.costs.host_per_byte,
         };
         (void)wd_cli_prof_finish(w->prof, &po);

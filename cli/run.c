@@ -3,6 +3,7 @@
  * and trap or stuck reasons. The options keep the reference debugger's names. A run that
  * --max-ticks stopped is reported with its ticks so far, as stopped at its tick (exit 1). */
 #include "cli/cli.h"
+#include "cli/profhook.h"
 #include "cli/pvmopts.h"
 
 #include <jansson.h>
@@ -68,7 +69,54 @@ static const char *status_text(const wd_cli_pvm *s)
     return wd_pvm_get_state(s->pvm) == WD_PVM_COLLECT ? "waiting for input" : "evaluating";
 }
 
-static void print_text(const wd_cli_pvm *s, bool with_time)
+/* Frame i of a run's backtrace with its source line where the module (the one the run ran:
+ * the PVM's last decoded) has DWARF line tables: false when it has none for the frame. */
+static bool frame_line(const wd_run_report *x, uint32_t i, wd_srcloc *loc, const wd_module *m,
+                       const char **file, uint32_t *line)
+{
+    uint32_t col;
+    return m != NULL && loc != NULL &&
+           wd_srcloc_lookup(loc, m, x->backtrace[i].offset, file, line, &col);
+}
+
+void wd_cli_print_backtrace(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
+                            const char *indent)
+{
+    for (uint32_t i = 0; i < x->backtrace_count; i++) {
+        const wd_run_frame *f = &x->backtrace[i];
+        const char *file;
+        uint32_t line;
+        printf("%s#%u %s at 0x%x", indent, i, f->name, f->offset);
+        if (frame_line(x, i, loc, m, &file, &line))
+            printf(" (%s:%u)", file, line);
+        printf("\n");
+    }
+    if (x->backtrace_more > 0)
+        printf("%s... %u more frames\n", indent, x->backtrace_more);
+}
+
+void wd_cli_backtrace_json(json_t *jr, const wd_run_report *x, wd_srcloc *loc,
+                           const wd_module *m)
+{
+    json_t *frames = json_array();
+    for (uint32_t i = 0; i < x->backtrace_count; i++) {
+        const wd_run_frame *f = &x->backtrace[i];
+        json_t *jf = json_pack("{sssIsI}", "function", f->name, "func_idx", (json_int_t)f->func_idx,
+                               "offset", (json_int_t)f->offset);
+        const char *file;
+        uint32_t line;
+        if (jf != NULL && frame_line(x, i, loc, m, &file, &line)) {
+            json_object_set_new(jf, "file", json_string(file));
+            json_object_set_new(jf, "line", json_integer(line));
+        }
+        json_array_append_new(frames, jf);
+    }
+    json_object_set_new(jr, "backtrace", frames);
+    if (x->backtrace_more > 0)
+        json_object_set_new(jr, "backtrace_more", json_integer(x->backtrace_more));
+}
+
+static void print_text(const wd_cli_pvm *s, wd_srcloc *loc, bool with_time)
 {
     if (s->debug_mid_line)
         printf("\n"); /* the kernel's debug output did not end its line */
@@ -96,13 +144,7 @@ static void print_text(const wd_cli_pvm *s, bool with_time)
                 printf("    %s\n", x->reason);
             else if (x->outcome != WD_RUN_OK)
                 printf("    %s: %s\n", outcome_name(x->outcome), x->reason);
-            int depth = 0;
-            for (const char *l = x->backtrace; *l != '\0'; depth++) {
-                const char *e = strchr(l, '\n');
-                int len = e ? (int)(e - l) : (int)strlen(l);
-                printf("      #%d %.*s\n", depth, len, l);
-                l += len + (e != NULL);
-            }
+            wd_cli_print_backtrace(x, loc, wd_pvm_module(s->pvm), "      ");
         }
         uint32_t nout;
         const wd_msg *out = wd_pvm_outbox(s->pvm, level, &nout);
@@ -120,7 +162,7 @@ static void print_text(const wd_cli_pvm *s, bool with_time)
     printf("status: %s\n", status_text(s));
 }
 
-static int print_json(const wd_cli_pvm *s, bool with_time)
+static int print_json(const wd_cli_pvm *s, wd_srcloc *loc, bool with_time)
 {
     json_t *doc = json_object(), *levels = json_array();
     uint32_t nruns = wd_cli_pvm_run_count(s);
@@ -145,8 +187,8 @@ static int print_json(const wd_cli_pvm *s, bool with_time)
                 json_object_set_new(jr, "reason", json_string(x->reason));
             if (stopped)
                 json_object_set_new(jr, "stopped_at", json_integer((json_int_t)s->stop.tick));
-            if (x->backtrace[0] != '\0')
-                json_object_set_new(jr, "backtrace", json_string(x->backtrace));
+            if (x->backtrace_count > 0)
+                wd_cli_backtrace_json(jr, x, loc, wd_pvm_module(s->pvm));
             json_array_append_new(jruns, jr);
         }
         uint32_t nout;
@@ -194,11 +236,14 @@ int wd_cli_run(int argc, char **argv)
     free(extra);
     if (code >= 0)
         return code;
+    wd_srcloc loc;
+    wd_srcloc_init(&loc, &s.ctx);
     if (s.inputs_path == NULL) { /* no inbox: the kernel would never run */
         fputs("wasmdbg: run: no inputs given: without an inbox the kernel never runs (the "
               "reference debugger waits at Collect for one). Pass the inboxes with --inputs "
               "FILE (a JSON array of inboxes; [[]] is one empty inbox)\n",
               stderr);
+        wd_srcloc_fini(&loc);
         wd_cli_pvm_finish(&s);
         return WD_EXIT_USAGE;
     }
@@ -213,20 +258,23 @@ int wd_cli_run(int argc, char **argv)
     if (st == WD_PAUSED) { /* Ctrl-C: where the kernel was, then the runs that ended */
         wd_cli_pvm_print_interrupt(&s, NULL, NULL);
         if (json)
-            print_json(&s, with_time);
+            print_json(&s, &loc, with_time);
         else
-            print_text(&s, with_time);
+            print_text(&s, &loc, with_time);
+        wd_srcloc_fini(&loc);
         wd_cli_pvm_finish(&s);
         return WD_EXIT_INTERRUPTED;
     }
     if (st != WD_OK) {
         fprintf(stderr, "wasmdbg: %s\n", err.msg);
+        wd_srcloc_fini(&loc);
         wd_cli_pvm_finish(&s);
         return WD_EXIT_USAGE;
     }
-    code = json ? print_json(&s, with_time) : (print_text(&s, with_time), WD_EXIT_OK);
+    code = json ? print_json(&s, &loc, with_time) : (print_text(&s, &loc, with_time), WD_EXIT_OK);
     if (code == WD_EXIT_OK && (stopped || (fail_on_stuck && wd_cli_pvm_had_failure(&s))))
         code = WD_EXIT_FAILED;
+    wd_srcloc_fini(&loc);
     wd_cli_pvm_finish(&s);
     return code;
 }

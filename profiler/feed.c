@@ -44,7 +44,7 @@ struct wd_prof_feed_shared {
 
 enum { STAGE_TREE = 1, STAGE_FIN, STAGE_GONE };
 
-enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END };
+enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END, OP_STOP };
 
 /* ---- the consumer's side ---------------------------------------------------------------- */
 
@@ -124,6 +124,10 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
         case OP_LEVEL:
             wd_prof_level(p, (uint32_t)(h >> 32));
             w += 1;
+            break;
+        case OP_STOP: /* ns */
+            wd_prof_stop(p, (int64_t)w[1]);
+            w += 2;
             break;
         case OP_RUN: { /* outcome, reboot; level, index; start, effective, ns, size, reason */
             wd_prof_run_info info = {
@@ -448,6 +452,15 @@ void wd_prof_feed_level(wd_prof_feed *f, uint32_t level)
     uint64_t *w;
     if ((w = put(f, 1)) != NULL)
         w[0] = OP_LEVEL | (uint64_t)level << 32;
+}
+
+void wd_prof_feed_stop(wd_prof_feed *f, int64_t ns)
+{
+    uint64_t *w;
+    if ((w = put(f, 2)) != NULL) {
+        w[0] = OP_STOP;
+        w[1] = (uint64_t)ns;
+    }
 }
 
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info)

@@ -114,6 +114,7 @@ void wd_prof_feed_phase(wd_prof_feed *f, uint64_t ticks, int64_t ns, const char 
 void wd_prof_feed_step(wd_prof_feed *f, uint64_t ticks, uint64_t cost, const char *what,
                        uint64_t operand);
 void wd_prof_feed_level(wd_prof_feed *f, uint32_t level);
+void wd_prof_feed_stop(wd_prof_feed *f, int64_t ns);
 void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info);
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit);
 /* Whether every chunk handed to the consumer has been applied (true without a thread). */

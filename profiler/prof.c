@@ -711,13 +711,17 @@ static void run_end(wd_prof *p, uint64_t T, bool stop)
             r->open = open;
             r->open_count = n;
         }
+        stop = stop || p->has_stop;
         r->stopped = stop;
         r->inconsistent = !stop;
         r->stop_tick = T;
-        /* A stop has no clock reading of its own: the last event's is used. */
+        /* At the stop's clock when it was told (wd_prof_stop), else at the last event's. */
+        if (p->has_stop && p->stop_ns > p->last_ns)
+            p->last_ns = p->stop_ns;
         while (p->depth > 1)
             (void)leave(p, T, p->last_ns);
     }
+    p->has_stop = false;
     prof_node *root = &p->tree.nodes[r->root];
     root->t = T - root->t;
     root->time = p->last_ns - root->time;
@@ -753,8 +757,6 @@ static bool run_begin(wd_prof *p, uint64_t T, int64_t ns)
     p->stack[0] = (prof_frame){r.root, 0, WD_PROF_ROOT, 0};
     p->depth = 1;
     p->in_run = true;
-    if (p->level + 1 > p->levels)
-        p->levels = p->level + 1;
     return true;
 }
 
@@ -1020,6 +1022,14 @@ void wd_prof_step(wd_prof *p, uint64_t ticks, uint64_t cost, const char *what, u
         hot_add(p, sym, current_function(p), cost, operand);
 }
 
+void wd_prof_stop(wd_prof *p, int64_t ns)
+{
+    if (p->status != WD_OK || !p->in_run)
+        return;
+    p->has_stop = true;
+    p->stop_ns = ns;
+}
+
 void wd_prof_level(wd_prof *p, uint32_t level)
 {
     if (p->rec != NULL)
@@ -1031,8 +1041,6 @@ void wd_prof_level(wd_prof *p, uint32_t level)
         run_end(p, p->runs.data[p->runs.count - 1].last, false);
     p->level = level;
     p->run_in_level = 0;
-    if (level + 1 > p->levels)
-        p->levels = level + 1;
 }
 
 void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info)
@@ -1205,6 +1213,12 @@ void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
 
 void wd_prof_get_stats(const wd_prof *p, wd_prof_stats *out)
 {
+    /* The levels the runs belong to (runs come in level order): a profile that starts at
+     * level 5 counts one level, not six. */
+    uint32_t levels = 0;
+    for (uint32_t i = 0; i < p->runs.count; i++)
+        if (i == 0 || p->runs.data[i].level != p->runs.data[i - 1].level)
+            levels++;
     *out = (wd_prof_stats){
         .mode = p->cct ? WD_PROF_CCT : WD_PROF_FULL,
         .asked = p->cfg.mode,
@@ -1213,7 +1227,7 @@ void wd_prof_get_stats(const wd_prof *p, wd_prof_stats *out)
         .calls = p->calls,
         .nodes = p->tree.count,
         .end_ticks = p->end_ticks,
-        .levels = p->levels,
+        .levels = levels,
         .bytes = (size_t)p->tree.cap * sizeof(prof_node) + (size_t)p->tree.slot_cap * 4 +
                  (size_t)p->stack_cap * sizeof(prof_frame),
     };

@@ -102,6 +102,11 @@ void wd_prof_phase(wd_prof *p, uint64_t ticks, int64_t ns, const char *name, boo
 /* A single step with a dynamic cost (`what`: memory.copy, memory.grow, ...) of `cost`
  * ticks for `operand` bytes, elements or pages: a hot-step candidate. */
 void wd_prof_step(wd_prof *p, uint64_t ticks, uint64_t cost, const char *what, uint64_t operand);
+/* The kernel was stopped (Ctrl-C, a tick limit, the end of a profile window) when the
+ * events' clock read `ns`: calls still open when the current run ends (its run report or
+ * the end) close at that clock, not at their last event's, and a run the end closes with
+ * calls open counts as stopped, not inconsistent. Ignored outside a run. */
+void wd_prof_stop(wd_prof *p, int64_t ns);
 /* The PVM starts level `level` (its inbox): the runs that follow belong to it. */
 void wd_prof_level(wd_prof *p, uint32_t level);
 
@@ -229,7 +234,7 @@ typedef struct wd_prof_stats {
     uint64_t calls;
     uint32_t nodes;
     uint64_t end_ticks;     /* wd_prof_end's ticks */
-    uint32_t levels;        /* highest level seen + 1 */
+    uint32_t levels;        /* the levels its runs belong to */
     size_t bytes;           /* memory held by the trees */
 } wd_prof_stats;
 

@@ -160,7 +160,7 @@ struct wd_prof {
 
     WD_VEC(prof_run) runs;
     bool in_run;
-    uint32_t level, levels, run_in_level;
+    uint32_t level, run_in_level;
     uint32_t info_next;
 
     WD_VEC(prof_deferred) deferred;
@@ -176,6 +176,8 @@ struct wd_prof {
 
     uint64_t calls;
     int64_t last_ns; /* the clock at the last event */
+    bool has_stop;   /* wd_prof_stop in the current run: stop_ns is its clock */
+    int64_t stop_ns;
     double ns_per_unit; /* the events' clock unit (wd_prof_time_unit; 0: ns) */
     uint64_t end_ticks;
     bool ended;

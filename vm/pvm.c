@@ -652,28 +652,29 @@ static void end_of_run(wd_pvm *p, wd_run_report *r, uint64_t start)
  *          --run_continue--> EVAL/FINISHED (kernel_run returned or failed; its instance is
  *          still there to inspect) --run_end--> SNAPSHOT (reboot) or COLLECT (yield). */
 
-/* The call stack kept by the thread when the eval failed, symbolized from the name section,
+/* The call stack kept by the thread when the eval failed, named from the name section,
  * innermost first: the faulting instruction, then each caller's call. */
-static void backtrace(const wd_pvm *p, char *out, size_t size)
+static void backtrace(const wd_pvm *p, wd_run_report *r)
 {
     const wd_thread *t = &p->thread;
-    size_t n = 0;
-    out[0] = '\0';
-    for (uint32_t k = t->trap_frame_count, shown = 0; k > 0 && n < size; k--, shown++) {
-        const wd_frame *f = &t->trap_frames[k - 1];
-        if (shown == 12) {
-            snprintf(out + n, size - n, "... %u more frames\n", k);
+    r->backtrace_count = r->backtrace_more = 0;
+    for (uint32_t k = t->trap_frame_count; k > 0; k--) {
+        if (r->backtrace_count == WD_RUN_FRAMES) {
+            r->backtrace_more = k;
             return;
         }
+        const wd_frame *f = &t->trap_frames[k - 1];
         const wd_code *code = f->func->code;
         uint32_t i = (uint32_t)(f->ip - code->insns);
         if (k < t->trap_frame_count && i > 0)
             i--; /* a caller waits on the call before its return address */
-        char name[96];
-        n += (size_t)snprintf(out + n, size - n, "%s at 0x%x\n",
-                              wd_module_func_name(f->func->inst->module, f->func->idx, name,
-                                                  sizeof name),
-                              code->offsets[i]);
+        wd_run_frame *o = &r->backtrace[r->backtrace_count++];
+        o->func_idx = f->func->idx;
+        o->offset = code->offsets[i];
+        const char *name =
+            wd_module_func_name(f->func->inst->module, f->func->idx, o->name, sizeof o->name);
+        if (name != o->name)
+            snprintf(o->name, sizeof o->name, "%s", name);
     }
 }
 
@@ -714,7 +715,7 @@ static void eval_done(wd_pvm *p, wd_status st, const wd_error *e)
     p->finished_unseen = true;
     p->last_error = *e;
     if (p->entry != NULL && (st == WD_TRAP || st == WD_EXHAUSTED))
-        backtrace(p, r->backtrace, sizeof r->backtrace);
+        backtrace(p, r);
     if (p->state == WD_PVM_STUCK) {
         r->outcome = WD_RUN_STUCK;
         snprintf(r->reason, sizeof r->reason, "%s", p->stuck);

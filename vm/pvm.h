@@ -59,6 +59,15 @@ typedef enum wd_run_outcome {
 
 enum { WD_PHASE_DECODE, WD_PHASE_LINK, WD_PHASE_INIT, WD_PHASE_EVAL, WD_PHASE_COUNT };
 
+/* A frame of a run's backtrace: the faulting instruction (innermost) or the call a caller
+ * waits on, as a byte offset in the module. */
+enum { WD_RUN_FRAMES = 12 };
+typedef struct wd_run_frame {
+    uint32_t func_idx;
+    uint32_t offset;
+    char name[96]; /* the name section's, else func[idx] */
+} wd_run_frame;
+
 typedef struct wd_run_report {
     uint32_t level, index;         /* index of the run within its level */
     uint64_t start;                /* global tick at the run's first tick */
@@ -70,8 +79,10 @@ typedef struct wd_run_report {
     wd_run_outcome outcome;
     bool reboot;                   /* the run asked for (and got) a reboot */
     char reason[256];              /* trap or stuck reason, with the function and offset */
-    char backtrace[512];           /* for traps and exhaustion: the call stack, innermost
-                                      first, "name at 0xOFFSET" per line (at most 12) */
+    wd_run_frame backtrace[WD_RUN_FRAMES]; /* for traps and exhaustion: the call stack,
+                                      innermost first (cli/ adds source lines) */
+    uint32_t backtrace_count;      /* frames in backtrace */
+    uint32_t backtrace_more;       /* outer frames left out beyond WD_RUN_FRAMES */
     double seconds;                /* wall time of the run */
 } wd_run_report;
 

@@ -224,7 +224,7 @@ result $ok "report refuses a trace of the retired tick model pvm-2.0 (exit $st)"
 # Ctrl-C on a kernel that loops (the PVM would give it a whole period, 50e12 ticks):
 # interrupt NAME CMD... starts CMD, waits for the kernel's "looping" (it is in its loop then,
 # and the handler is set), sends SIGINT, and checks the exit status (130) and that stderr
-# names the tick, the looping function and its caller.
+# names the tick, the looping function and its caller. $int_wait: seconds it loops (0.2).
 interrupt() {
     local name=$1 d=$tmp/int-$1 i=0
     shift
@@ -235,7 +235,7 @@ interrupt() {
         sleep 0.05
         i=$((i + 1))
     done
-    sleep 0.2
+    sleep "${int_wait:-0.2}"
     kill -INT "$pid" 2>/dev/null
     for ((i = 0; i < 600; i++)); do # at most 30 s more (files written under ASan)
         kill -0 "$pid" 2>/dev/null || break
@@ -257,13 +257,21 @@ loop=tests/profile/loop.wat
 interrupt run "$wasmdbg" run "$loop" --inputs "$tmp/one-empty.json"
 grep -q '^status: evaluating$' "$tmp/int-run/out" && ok=yes || ok=no
 result $ok "run, interrupted: the report of what ran, the PVM still evaluating" "$tmp/int-run/out"
-interrupt profile "$wasmdbg" profile "$loop" --inputs "$tmp/one-empty.json" -o "$tmp/int-prof"
+int_wait=0.6 interrupt profile "$wasmdbg" profile "$loop" --inputs "$tmp/one-empty.json" \
+    -o "$tmp/int-prof"
 # the profile is written, the open calls closed at the tick of the interrupt
 awk '$1 == "kernel_run;spin" && $2 > 1000000 { found = 1 } END { exit !found }' \
     "$tmp/int-prof/"*.out && "$check" files "$tmp/int-prof" >"$tmp/int-prof.log" 2>&1 &&
     grep -q 'kernel_run stuck: interrupted (Ctrl-C) at tick' "$tmp/int-profile/out" &&
     ok=yes || ok=no
 result $ok "profile, interrupted: its files, spin's ticks up to the interrupt" "$tmp/int-prof.log"
+# ... and their time up to the interrupt too (it looped 0.6 s; the open calls once closed at
+# their last event's clock, some us into the run)
+ns=$(grep -o '"name": "kernel_run", "kind": "entry"[^}]*' "$tmp/int-prof/"*[0-9].json |
+    grep -o '"total_ns": [0-9]*' | grep -o '[0-9]*$' | head -n 1)
+[ "${ns:-0}" -ge 300000000 ] && ok=yes || ok=no
+result $ok "profile, interrupted: kernel_run's time runs to the interrupt (${ns:-no} ns)" \
+    "$tmp/int-prof/"*[0-9].json
 interrupt budget "$wasmdbg" budget update "$loop" --inputs "$tmp/one-empty.json" \
     --budget "$tmp/int-budget.json"
 [ ! -e "$tmp/int-budget.json" ] && grep -q 'neither checked nor written' "$tmp/int-budget/err" &&

@@ -149,9 +149,15 @@ TEST(pvm_unreachable_kernel_sets_stuck_flag)
         CHECK_EQ(n, 2);
         CHECK(r[0].outcome == WD_RUN_TRAPPED && r[1].outcome == WD_RUN_TRAPPED);
         CHECK_STR_CONTAINS(r[0].reason, "unreachable");
-        if (i == 1) /* the Rust kernel: the panic's function, called through two frames */
-            CHECK(strcmp(r[0].backtrace, "func[31] at 0xed9\nfunc[0] at 0x155\n"
-                                         "func[1] at 0x1ba\n") == 0);
+        if (i == 1) { /* the Rust kernel: the panic's function, called through two frames */
+            CHECK_EQ(r[0].backtrace_count, 3);
+            CHECK(strcmp(r[0].backtrace[0].name, "func[31]") == 0 &&
+                  r[0].backtrace[0].offset == 0xed9);
+            CHECK(strcmp(r[0].backtrace[1].name, "func[0]") == 0 &&
+                  r[0].backtrace[1].offset == 0x155);
+            CHECK(strcmp(r[0].backtrace[2].name, "func[1]") == 0 &&
+                  r[0].backtrace[2].offset == 0x1ba);
+        }
         kfx_fini(&k);
     }
 }
