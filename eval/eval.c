@@ -65,13 +65,21 @@ static wd_status exhausted(const wd_func *f, wd_error *err)
     return WD_EXHAUSTED;
 }
 
+/* The hooks hear an invocation's entry, where the reference profiler opens its node: before
+ * the ticks the caller charged for it (t->entry_open). */
+static void hook_entry(wd_thread *t, const wd_func *f)
+{
+    if (t->hooks != NULL && t->hooks->call != NULL)
+        t->hooks->call(t->hooks->ud, t->ticks - WD_MIN(t->entry_open, t->ticks), f,
+                       WD_CALL_ENTRY);
+}
+
 /* The invocation of a host function on its own: no frame, the results left in place. */
 static wd_status invoke_host(wd_thread *t, wd_func *f, wd_error *err)
 {
     uint64_t end = WD_MAX(t->tick_limit, t->ticks);
     t->state = WD_THREAD_PAUSED;
-    if (t->hooks != NULL && t->hooks->call != NULL)
-        t->hooks->call(t->hooks->ud, t->ticks - WD_MIN(t->entry_open, t->ticks), f, WD_CALL_ENTRY);
+    hook_entry(t, f);
     bool paid;
     wd_status st = wd_interp_call_host(t, f, t->stack, end, &paid, err);
     if (st != WD_OK) {
@@ -117,8 +125,7 @@ wd_status wd_eval_invoke(wd_thread *t, wd_func *f, const wd_val *args, wd_error 
         t->frames[0] = (wd_frame){.func = f, .ip = code->insns, .fp = t->stack, .base = code->insns};
         t->frame_count = 1;
         t->state = WD_THREAD_PAUSED;
-        if (t->hooks != NULL && t->hooks->call != NULL)
-            t->hooks->call(t->hooks->ud, t->ticks - WD_MIN(t->entry_open, t->ticks), f, WD_CALL_ENTRY);
+        hook_entry(t, f);
         st = wd_interp_run(t, err);
     }
     es->running = false;

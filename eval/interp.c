@@ -457,10 +457,8 @@ WD_INLINE void br_table_moves(wd_val *fp, const wd_insn *e, uint32_t arity)
         const wd_code *cc_ = callee->code;                                                         \
         if (WD_UNLIKELY(cc_ == NULL))                                                              \
             goto host_call;                                                                        \
-        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots)) { \
-            callee_entry = cc_->costs[0]; /* the failing invoke runs to its end */                 \
+        if (WD_UNLIKELY(frame + 1 == frame_limit || (size_t)(stack_end - nfp) < cc_->max_slots))  \
             goto exhausted;                                                                        \
-        }                                                                                          \
         for (wd_val *z_ = nfp + cc_->param_slots, *e_ = nfp + cc_->local_slots; z_ < e_; z_++) {   \
             z_->u64 = 0;                                                                           \
             __asm__("" : "+r"(z_));                                                                \
@@ -543,7 +541,6 @@ wd_status wd_interp_run(wd_thread *t, wd_error *err)
     wd_trap trap;
     wd_func *callee;
     wd_val *nfp;
-    uint32_t callee_entry = 0;
 
     /* Always start slow: a resume may land mid-block, where nothing is prepaid. */
     SET_SLOW();
@@ -1220,7 +1217,8 @@ exhausted: {
     uint32_t i = (uint32_t)(ip - base);
     if (!t->slow)
         remaining += block_rest(code, i + 1);
-    remaining -= WD_MIN(remaining, callee_entry);
+    /* the failing invoke runs to its end (ENTER_CALL: callee is the wasm function called) */
+    remaining -= WD_MIN(remaining, callee->code->costs[0]);
     SAVE(ip);
     bool fresh = err->status == WD_OK;
     wd_fail(err, WD_EXHAUSTED, code->offsets[i], "call stack exhausted");
