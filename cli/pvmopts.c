@@ -356,14 +356,6 @@ static void on_sigint(int sig)
     t->pending = 1;
 }
 
-/* A kernel_run in progress (not over yet). */
-static bool in_progress(const wd_pvm *p)
-{
-    char buf[8];
-    return wd_pvm_get_state(p) == WD_PVM_EVAL &&
-           strcmp(wd_pvm_internal_status(p, buf, sizeof buf), "Eval") == 0;
-}
-
 uint64_t wd_cli_pvm_used(const wd_cli_pvm *s)
 {
     uint32_t n;
@@ -443,7 +435,7 @@ static wd_status drive_limited(wd_cli_pvm *s, bool one_run, wd_error *err)
         (void)wd_pvm_runs(p, &runs_now);
         if (one_run && state == WD_PVM_SNAPSHOT && runs_now > runs_before)
             return WD_OK;
-        bool running = in_progress(p);
+        bool running = wd_pvm_running(p);
         wd_pvm_goal goal = WD_GOAL_KERNEL_RUN; /* a kernel_run over: its run ends, no code */
         uint64_t n = 0, room = UINT64_MAX, now = wd_pvm_ticks(p);
         bool by_max = false;
@@ -473,7 +465,7 @@ static wd_status drive_limited(wd_cli_pvm *s, bool one_run, wd_error *err)
         /* kernel_run stopped short of the ticks asked for and goes on: its next instruction
          * would end past them. Under --max-ticks that is the stop; a watch's bound is only
          * certainly exceeded after that instruction, which the next advance runs. */
-        if (running && by_max && stop == WD_STOP_GOAL && in_progress(p) &&
+        if (running && by_max && stop == WD_STOP_GOAL && wd_pvm_running(p) &&
             wd_pvm_ticks(p) - now < n)
             wd_cli_pvm_mark_stop(s, NULL);
     }

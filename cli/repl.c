@@ -95,9 +95,7 @@ uint32_t wd_repl_run_count(const wd_repl *r)
 
 bool wd_repl_finished(const wd_repl *r)
 {
-    char buf[8];
-    return wd_pvm_get_state(r->s.pvm) == WD_PVM_EVAL &&
-           strcmp(wd_pvm_internal_status(r->s.pvm, buf, sizeof buf), "Eval") != 0;
+    return wd_pvm_get_state(r->s.pvm) == WD_PVM_EVAL && !wd_pvm_running(r->s.pvm);
 }
 
 static wd_repl_bp *find_bp(wd_repl *r, uint32_t id)

@@ -678,6 +678,13 @@ static void backtrace(const wd_pvm *p, wd_run_report *r)
     }
 }
 
+/* The current run's period's last tick: a state other than Padding there is Stuck
+ * (wasm_vm.ml, Too_many_ticks). */
+static uint64_t last_tick(const wd_pvm *p)
+{
+    return p->cur.start + p->cfg.period - 1;
+}
+
 /* The end of kernel_run's eval as the Octez PVM counts it (pvm_phases), outside the
  * kernel_run phase: after a return, the frame's return into the PVM's bottom frame,
  * frame0's label and SK_Result; after a trap, SK_Trapped (the interpreter charged the
@@ -695,7 +702,7 @@ static wd_status eval_tail(wd_pvm *p, wd_status st, const wd_error *e)
     } else {
         return st;
     }
-    uint64_t last = p->cur.start + p->cfg.period - 1;
+    uint64_t last = last_tick(p);
     if (t->ticks + 1 > last) { /* the step to Padding would come too late */
         t->ticks = WD_MIN(t->ticks, last);
         return WD_OUT_OF_TICKS;
@@ -757,7 +764,7 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
     if (p->reboots_left > 0)
         p->reboots_left--;
     write_reboot_counter(p);
-    t->tick_limit = p->cur.start + p->cfg.period - 1; /* the last tick ends the run */
+    t->tick_limit = last_tick(p); /* the last tick ends the run */
     p->store = wd_store_new(p->ctx);
     if (p->store == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
@@ -770,7 +777,7 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
         *err = e;
         return st;
     }
-    uint64_t run_limit = p->cur.start + p->cfg.period - 1;
+    uint64_t run_limit = last_tick(p);
     if (p->cfg.costs->pvm_phases && t->ticks >= run_limit && p->state != WD_PVM_STUCK) {
         /* wasm_vm.ml: at the period's last tick a state other than Padding is Stuck
          * (Too_many_ticks): decode, link and init took the whole period */
@@ -795,7 +802,7 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
 static wd_status run_continue(wd_pvm *p, uint64_t limit, wd_status *eval_st, wd_error *err)
 {
     wd_thread *t = &p->thread;
-    uint64_t run_limit = p->cur.start + p->cfg.period - 1;
+    uint64_t run_limit = last_tick(p);
     t->tick_limit = WD_MIN(limit, run_limit);
     wd_error e;
     wd_error_clear(&e);
@@ -1155,6 +1162,11 @@ wd_pvm_state wd_pvm_get_state(const wd_pvm *p)
 const char *wd_pvm_stuck_reason(const wd_pvm *p)
 {
     return p->state == WD_PVM_STUCK ? p->stuck : NULL;
+}
+
+bool wd_pvm_running(const wd_pvm *p)
+{
+    return p->state == WD_PVM_EVAL && p->stage == WD_STAGE_RUNNING;
 }
 
 uint64_t wd_pvm_step_start(const wd_pvm *p)

@@ -141,6 +141,8 @@ const wd_msg *wd_pvm_inbox(const wd_pvm *p, uint32_t *count, uint32_t *next);
 wd_pvm_state wd_pvm_get_state(const wd_pvm *p);
 const char *wd_pvm_stuck_reason(const wd_pvm *p);
 uint64_t wd_pvm_ticks(const wd_pvm *p);
+/* Whether a kernel_run is in progress: in EVAL and not over yet (it may be paused). */
+bool wd_pvm_running(const wd_pvm *p);
 /* The tick at which the last step wd_pvm_advance could not cut began: a kernel run's
  * Snapshot (decode, link and init are done at once), or an instruction run whole because it
  * costs more than the ticks asked for. A caller stepping by ticks tells from it where inside
