@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "base/clock.h"
 #include "cli/cli.h"
+#include "cli/pvmopts.h"
 #include "profiler/wbuf.h"
 
 /* ---- the adapter ------------------------------------------------------------------------ */
@@ -341,18 +341,12 @@ bool wd_srcloc_lookup(void *ud, const wd_module *m, uint32_t offset, const char 
 
 /* ---- files and summary ------------------------------------------------------------------ */
 
-bool wd_cli_prof_dir(const char *asked, char **made, const char **dir)
+bool wd_cli_prof_dir(const char *option, const char *asked, char **made, const char **dir)
 {
     *made = NULL;
     if (asked != NULL) {
-        struct stat st;
-        if (stat(asked, &st) != 0 && mkdir(asked, 0777) != 0) {
-            fprintf(stderr, "wasmdbg: %s: cannot create the directory: %s\n", asked,
-                    strerror(errno));
-            return false;
-        }
         *dir = asked;
-        return true;
+        return wd_cli_pvm_out_dir(option, asked);
     }
     const char *tmp = getenv("TMPDIR");
     size_t n = strlen(tmp && *tmp ? tmp : "/tmp") + 32;

@@ -118,9 +118,10 @@ typedef struct wd_cli_prof_opts {
  * named (BASE-N when BASE's were taken: profiler/output.h). Returns an exit code. */
 int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o);
 
-/* Prepares o->out.dir: creates it when missing; with NULL makes a temporary directory
- * (*made owned, free with free()). Prints the error and returns false on failure. */
-bool wd_cli_prof_dir(const char *asked, char **made, const char **dir);
+/* Prepares o->out.dir: `asked`, given by `option`, created with its parents and checked
+ * writable (wd_cli_pvm_out_dir); with NULL a temporary directory (*made owned, free with
+ * free()). Prints the error and returns false on failure. */
+bool wd_cli_prof_dir(const char *option, const char *asked, char **made, const char **dir);
 
 /* The current UTC time as the reference names its profile files:
  * "2023-09-26T09:10:09.860-00:00"; returns the same instant in ns since 1970 (0 before). */

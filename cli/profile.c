@@ -273,7 +273,7 @@ int wd_cli_profile(int argc, char **argv)
     wd_srcloc_init(&loc, hook.ctx);
     wd_status st = WD_OK;
     bool discard = false;
-    if (!wd_cli_prof_dir(asked, &made, &dir))
+    if (!wd_cli_prof_dir(o.out_dir ? "-o" : "--flamecharts-dir", asked, &made, &dir))
         st = WD_ERR_IO;
     else /* the files are created while the kernel runs, when the feed has a thread */
         files = wd_prof_files_new(

@@ -113,7 +113,7 @@ static void window_stop(wd_repl *r, bool collapsed)
     wd_repl_flush_debug(r);
     char *made = NULL;
     const char *dir = NULL;
-    if (wd_cli_prof_dir(r->s.flamecharts_dir, &made, &dir)) {
+    if (wd_cli_prof_dir("--flamecharts-dir", r->s.flamecharts_dir, &made, &dir)) {
         char base[128];
         snprintf(base, sizeof base, "wasm-debugger-profiling-%s", w->timestamp);
         wd_cli_prof_opts po = {

@@ -149,7 +149,7 @@ int wd_cli_report(int argc, char **argv)
     wd_status st = wd_prof_new(&ctx, &cfg, &prof, &err);
     if (st == WD_OK)
         st = wd_trace_replay(r, prof, &truncated, &err);
-    if (st == WD_OK && !wd_cli_prof_dir(o.dir, &made, &dir))
+    if (st == WD_OK && !wd_cli_prof_dir("-o", o.dir, &made, &dir))
         st = WD_ERR_IO, err.msg[0] = '\0';
     if (st == WD_OK) {
         if (truncated)
