@@ -70,19 +70,25 @@ same() {
     fi
 }
 
+# make_target TARGET: `make TARGET` into the staging directory, one test (its log's end
+# shown when it fails).
+make_target() {
+    if make -C "$repo" --no-print-directory "$1" DESTDIR="$dest" PREFIX=$prefix \
+        >"$tmp/$1.log" 2>&1; then
+        ok "make $1 DESTDIR=... PREFIX=$prefix"
+    else
+        fail "make $1 DESTDIR=... PREFIX=$prefix (log:)"
+        sed 's/^/    /' "$tmp/$1.log" | tail -n 20
+    fi
+}
+
 # 1. make install
 prefix=/usr
 bin=$dest$prefix/bin/wasmdbg
 man1=$dest$prefix/share/man/man1
 bashcomp=$dest$prefix/share/bash-completion/completions/wasmdbg
 zshcomp=$dest$prefix/share/zsh/site-functions/_wasmdbg
-if make -C "$repo" --no-print-directory install DESTDIR="$dest" PREFIX=$prefix \
-    >"$tmp/install.log" 2>&1; then
-    ok "make install DESTDIR=... PREFIX=$prefix"
-else
-    fail "make install DESTDIR=... PREFIX=$prefix (log:)"
-    sed 's/^/    /' "$tmp/install.log" | tail -n 20
-fi
+make_target install
 pages=$(cd man && ls -- *.1 2>/dev/null | tr '\n' ' ' | sed 's/ $//')
 expected="$bin $bashcomp $zshcomp"
 for p in $pages; do
@@ -243,13 +249,7 @@ else
 fi
 
 # 7. make uninstall.
-if make -C "$repo" --no-print-directory uninstall DESTDIR="$dest" PREFIX=$prefix \
-    >"$tmp/uninstall.log" 2>&1; then
-    ok "make uninstall DESTDIR=... PREFIX=$prefix"
-else
-    fail "make uninstall (log:)"
-    sed 's/^/    /' "$tmp/uninstall.log" | tail -n 20
-fi
+make_target uninstall
 same "make uninstall leaves no file behind" "" "$(find "$dest" -type f | tr '\n' ' ')"
 
 if [ "$skipped" -gt 0 ]; then

@@ -962,6 +962,47 @@ def garbage_kernels():
     return
   end
   i32.const 0)'''
+    # callees shared by a tick-only variant and its values- twin
+    m_func = '''(func $m (param $k i32) (result i32 i64)
+  loop
+    i32.const 1
+    i64.const 2
+    local.get $k
+    if
+      i32.const 3
+      i32.const 4
+      i32.const 5
+      local.get $k
+      i64.const 6
+      return
+    end
+    drop
+    drop
+    local.get $k
+    i32.const 1
+    i32.add
+    local.set $k
+    br 0
+  end
+  unreachable)'''
+    t_func = '''(func $t (param $k i32) (result i32)
+  i32.const 1
+  i32.const 2
+  local.get $k
+  return)'''
+    f1_func = '''(func $f1 (param $x i32) (result i32)
+  (call $g (local.get $x)))'''
+    f3_func = '''(func $f3 (result i32)
+  block (result i32)
+    (call $f2 (i32.const 7))
+  end)'''
+
+    def table_of_g(k):
+        """$g in a table, for call_indirect (type $t) at index 1."""
+        k.funcs.append(g_func)
+        k.types.append('(type $t (func (param i32) (result i32)))')
+        k.tables.append('(table 2 funcref)')
+        k.elems.append('(elem (i32.const 1) $g)')
 
     # Tick-only variants: the values below the results are never consumed, so the values
     # the kernel computes are the same with or without the quirk; only ticks differ.
@@ -1003,40 +1044,15 @@ drop'''
     k = K('garbage-return-chain', 'garbage', note=note + '; up three frames by natural '
           'ends').emit()
     k.funcs.append(g_func)
-    k.funcs.append('''(func $f1 (param $x i32) (result i32)
-  (call $g (local.get $x)))''')
+    k.funcs.append(f1_func)
     k.funcs.append('''(func $f2 (param $x i32) (result i32)
   (call $f1 (local.get $x)))''')
-    k.funcs.append('''(func $f3 (result i32)
-  block (result i32)
-    (call $f2 (i32.const 7))
-  end)''')
+    k.funcs.append(f3_func)
     k.run = '(call $e (call $f3))\n(call $e (call $f2 (i32.const 1)))'
 
     k = K('garbage-return-multi', 'garbage', note=note + '; R = 2 with three values below, '
           'returned from inside an if in a loop').emit()
-    k.funcs.append('''(func $m (param $k i32) (result i32 i64)
-  loop
-    i32.const 1
-    i64.const 2
-    local.get $k
-    if
-      i32.const 3
-      i32.const 4
-      i32.const 5
-      local.get $k
-      i64.const 6
-      return
-    end
-    drop
-    drop
-    local.get $k
-    i32.const 1
-    i32.add
-    local.set $k
-    br 0
-  end
-  unreachable)''')
+    k.funcs.append(m_func)
     k.run = '''
 i32.const 9
 (call $m (i32.const 0))
@@ -1049,10 +1065,7 @@ drop'''
 
     k = K('garbage-return-call-indirect', 'garbage', note=note + '; through '
           'call_indirect').emit()
-    k.funcs.append(g_func)
-    k.types.append('(type $t (func (param i32) (result i32)))')
-    k.tables.append('(table 2 funcref)')
-    k.elems.append('(elem (i32.const 1) $g)')
+    table_of_g(k)
     k.run = '''
 i32.const 6
 (call $e (call_indirect (type $t) (i32.const 4) (i32.const 1)))
@@ -1060,11 +1073,7 @@ drop'''
 
     k = K('garbage-return-top', 'garbage', note=note + '; return with extra values in the '
           'function\'s own label').emit()
-    k.funcs.append('''(func $t (param $k i32) (result i32)
-  i32.const 1
-  i32.const 2
-  local.get $k
-  return)''')
+    k.funcs.append(t_func)
     k.run = '''
 i32.const 3
 (call $e (call $t (i32.const 9)))
@@ -1117,16 +1126,12 @@ call $e'''
     k = K('garbage-return-values-chain', 'garbage', note=note + vnote + '; up three frames by natural '
           'ends').emit()
     k.funcs.append(g_func)
-    k.funcs.append('''(func $f1 (param $x i32) (result i32)
-  (call $g (local.get $x)))''')
+    k.funcs.append(f1_func)
     k.funcs.append('''(func $f2 (param $x i32) (result i32)
   i32.const 100
   (call $f1 (local.get $x))
   i32.add)''')
-    k.funcs.append('''(func $f3 (result i32)
-  block (result i32)
-    (call $f2 (i32.const 7))
-  end)''')
+    k.funcs.append(f3_func)
     k.run = '(call $e (call $f3))\n(call $e (call $f2 (i32.const 1)))'
 
     k = K('garbage-return-loop', 'garbage', note=note + '; accumulated in a loop label, '
@@ -1163,28 +1168,7 @@ end
 
     k = K('garbage-return-values-multi', 'garbage', note=note + vnote + '; R = 2 with three values below, '
           'returned from inside an if in a loop').emit()
-    k.funcs.append('''(func $m (param $k i32) (result i32 i64)
-  loop
-    i32.const 1
-    i64.const 2
-    local.get $k
-    if
-      i32.const 3
-      i32.const 4
-      i32.const 5
-      local.get $k
-      i64.const 6
-      return
-    end
-    drop
-    drop
-    local.get $k
-    i32.const 1
-    i32.add
-    local.set $k
-    br 0
-  end
-  unreachable)''')
+    k.funcs.append(m_func)
     k.run = '''
 i32.const 9
 (call $m (i32.const 0))
@@ -1216,10 +1200,7 @@ call $e'''
 
     k = K('garbage-return-values-call-indirect', 'garbage', note=note + vnote + '; through '
           'call_indirect').emit()
-    k.funcs.append(g_func)
-    k.types.append('(type $t (func (param i32) (result i32)))')
-    k.tables.append('(table 2 funcref)')
-    k.elems.append('(elem (i32.const 1) $g)')
+    table_of_g(k)
     k.run = '''
 i32.const 6
 (call_indirect (type $t) (i32.const 4) (i32.const 1))
@@ -1242,11 +1223,7 @@ drop'''
 
     k = K('garbage-return-values-clean-top', 'garbage', note=note + vnote + '; return with extra values '
           'in the function\'s own label').emit()
-    k.funcs.append('''(func $t (param $k i32) (result i32)
-  i32.const 1
-  i32.const 2
-  local.get $k
-  return)''')
+    k.funcs.append(t_func)
     k.run = '''
 i32.const 3
 (call $t (i32.const 9))
