@@ -488,7 +488,8 @@ static void describe_prepare(const wd_run_report *run, uint64_t s, uint64_t at, 
         snprintf(buf, size, "the Init -> Eval step");
 }
 
-uint64_t wd_repl_now(const wd_repl *r)
+/* The PVM's tick as the REPL shows it (`step tick` may stop inside a step). */
+static uint64_t shown_tick(const wd_repl *r)
 {
     return r->t->ticks - r->lag;
 }
@@ -499,7 +500,7 @@ static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
     wd_repl_flush_debug(r);
     char where[512];
     bool in_code = wd_repl_where(r, where, sizeof where);
-    unsigned long long now = (unsigned long long)wd_repl_now(r);
+    unsigned long long now = (unsigned long long)shown_tick(r);
     wd_repl_bp *bp = why == WD_REPL_BREAK ? find_bp(r, r->hit) : NULL;
     if (bp != NULL && bp->kind == WD_BP_FUNC && in_code && bp->host) {
         printf("Breakpoint %u, %s returned to %s (tick %llu)\n", bp->id, bp->name, where, now);
@@ -524,14 +525,14 @@ static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
     if (r->lag > 0 && r->lag_prepare) { /* decode, link and init, run whole */
         const wd_run_report *run = wd_pvm_current_run(r->s.pvm);
         char what[96];
-        describe_prepare(run, r->lag_start, wd_repl_now(r), what, sizeof what);
+        describe_prepare(run, r->lag_start, shown_tick(r), what, sizeof what);
         printf("Inside %s: tick %llu of the %llu of decode, link and init (wasmdbg has run "
                "them)\n",
-               what, (unsigned long long)(wd_repl_now(r) - r->lag_start),
+               what, (unsigned long long)(shown_tick(r) - r->lag_start),
                (unsigned long long)(r->t->ticks - r->lag_start));
     } else if (r->lag > 0) { /* an instruction, run whole */
         printf("Inside %s: its tick %llu of %llu (wasmdbg has run it)\n", r->lag_what,
-               (unsigned long long)(wd_repl_now(r) - r->lag_start),
+               (unsigned long long)(shown_tick(r) - r->lag_start),
                (unsigned long long)(r->t->ticks - r->lag_start));
     }
     if (r->s.stop.on) /* its reason, "stopped at tick ...", capitalized */
@@ -544,7 +545,7 @@ static void report(wd_repl *r, wd_repl_stop why, uint64_t took, bool ours)
  * the command's first. */
 static void run_step(wd_repl *r, wd_pvm_goal goal, uint64_t n, bool ours)
 {
-    uint64_t before = wd_repl_now(r);
+    uint64_t before = shown_tick(r);
     r->lag = 0;
     wd_repl_stop why = wd_repl_drive(r, goal, n);
     if (why == WD_REPL_ERROR)
@@ -558,7 +559,7 @@ static void run_step(wd_repl *r, wd_pvm_goal goal, uint64_t n, bool ours)
  * asked for are that step's rest first. */
 static void run_ticks(wd_repl *r, uint64_t n)
 {
-    uint64_t before = wd_repl_now(r);
+    uint64_t before = shown_tick(r);
     if (r->lag > 0) {
         uint64_t k = WD_MIN(n, r->lag);
         r->lag -= k;
@@ -592,7 +593,7 @@ static void run_ticks(wd_repl *r, uint64_t n)
         snprintf(r->lag_what, sizeof r->lag_what, "%s%s",
                  in_code ? "the instruction at " : "kernel_run's invoke", in_code ? where : "");
     }
-    report(r, why, wd_repl_now(r) - before, true);
+    report(r, why, shown_tick(r) - before, true);
 }
 
 /* ---- commands ----------------------------------------------------------------------------- */
@@ -851,7 +852,7 @@ static int cmd_break(wd_repl *r, int argc, char **argv)
         bp.kind = WD_BP_TRAP;
         printf("Breakpoint %u: when a kernel_run traps\n", bp.id);
     } else if (argc == 3 && strcmp(argv[1], "tick") == 0) {
-        uint64_t n, now = wd_repl_now(r);
+        uint64_t n, now = shown_tick(r);
         bool rel = argv[2][0] == '+';
         if (!wd_repl_parse_u64(argv[2] + rel, UINT64_MAX, &n) || (rel && n > UINT64_MAX - now)) {
             wd_repl_error("Error: expected a tick count (or +<n> from now), got `%.80s`", argv[2]);
@@ -973,7 +974,7 @@ static int cmd_show(wd_repl *r, int argc, char **argv)
     if (argc == 2 && strcmp(w, "status") == 0)
         wd_repl_show_status(r);
     else if (argc == 2 && strcmp(w, "ticks") == 0)
-        printf("Ticks: %llu (level %u)\n", (unsigned long long)wd_repl_now(r),
+        printf("Ticks: %llu (level %u)\n", (unsigned long long)shown_tick(r),
                wd_pvm_level(r->s.pvm) ? wd_pvm_level(r->s.pvm) - 1 : 0);
     else if (argc == 2 && strcmp(w, "inbox") == 0)
         wd_repl_show_inbox(r);

@@ -93,8 +93,6 @@ typedef struct wd_repl {
 uint32_t wd_repl_run_count(const wd_repl *r);
 /* Runs toward `goal` (n ticks or instructions), stopping at breakpoints. */
 wd_repl_stop wd_repl_drive(wd_repl *r, wd_pvm_goal goal, uint64_t n);
-/* The PVM's tick as the REPL shows it (`step tick` may stop inside a step). */
-uint64_t wd_repl_now(const wd_repl *r);
 /* The kernel_run in progress has ended (its instance still there). */
 bool wd_repl_finished(const wd_repl *r);
 /* Prints `fmt` as an error line on stderr. */
