@@ -21,7 +21,9 @@
  *
  * - Lazy operands. `local.get` and constants emit nothing at first: the operand remembers
  *   the local or the constant (xlate.lz), and its consumer reads the local's slot or takes
- *   the constant as an immediate. An operand is materialized (moved into its own slot)
+ *   the constant as an immediate. So does an i32.add of the two (a pointer plus an
+ *   offset): a load or store takes it as its address (reg + imm form), anything else gets
+ *   it as an I32_ADD_I where it is consumed. An operand is materialized (moved into its own slot)
  *   where a consumer needs it there: before a write to its local, before control
  *   instructions that join paths or carry values (block, loop, if, else, end, branches),
  *   and for instructions that read consecutive slots (calls, select, bulk memory). A call
@@ -80,8 +82,10 @@ typedef struct frame {
 } frame;
 
 /* A lazy operand (see "Lazy operands" above): the value at operand height `h` is not in
- * its slot but in local `local` (a local.get) or is the constant `k` (a const). */
-enum { LZ_LOCAL, LZ_CONST32, LZ_CONST64 };
+ * its slot but in local `local` (a local.get), is the constant `k` (a const), or is
+ * local + k (LZ_ADDK: an i32.add of the two, which a load or store of offset 0 takes as
+ * its address, else an I32_ADD_I where it is consumed). */
+enum { LZ_LOCAL, LZ_CONST32, LZ_CONST64, LZ_ADDK };
 #define MAX_LAZY 16u
 
 typedef struct lazy {
@@ -898,6 +902,8 @@ static wd_status move_lazy(xlate *x, uint32_t dst, uint32_t h, const lazy *l)
     }
     if (l->kind == LZ_CONST32)
         return emit(x, WD_OP_CONST32, dst, (uint32_t)l->k, 0, NULL);
+    if (l->kind == LZ_ADDK)
+        return emit(x, WD_OP_I32_ADD_I, dst, l->local, (uint32_t)l->k, NULL);
     return emit_const64(x, dst, l->k);
 }
 
@@ -959,7 +965,8 @@ static wd_status materialize_local(xlate *x, uint32_t idx)
 {
     for (uint32_t i = 0; i < x->nlz;) {
         lazy *l = &x->lz[i];
-        if (l->kind == LZ_LOCAL && l->local == idx && l->h < x->val_count) {
+        if ((l->kind == LZ_LOCAL || l->kind == LZ_ADDK) && l->local == idx &&
+            l->h < x->val_count) {
             WD_TRY(move_lazy(x, slot(x, l->h), l->h, l));
             forget_lazy(x, l);
         } else {
@@ -1699,8 +1706,12 @@ static wd_status set_local(xlate *x, uint32_t idx, uint32_t h, bool tee)
         return emit(x, WD_OP_MOV, idx, slot(x, h), 0, NULL);
     }
     WD_TRY(move_value(x, idx, h)); /* nothing for local.get n; local.set n */
-    if (!tee)
+    if (!tee) {
         forget_lazy(x, l);
+    } else if (l->kind == LZ_ADDK) { /* the sum is in the local now: read it there */
+        l->kind = LZ_LOCAL;
+        l->local = idx;
+    }
     return WD_OK;
 }
 
@@ -1989,6 +2000,32 @@ WD_INLINE wd_status do_unary(xlate *x, uint32_t op)
     return push(x, info->t2); /* after the operands are read: it forgets lazy ones */
 }
 
+/* An i32.add of the popped operands at heights h, h + 1 when they are a lazy local and a
+ * lazy constant (either order), or a lazy sum and a constant: pushes their sum as an
+ * LZ_ADDK operand, emitting nothing. False (nothing done) for other operands. */
+static bool add_lazily(xlate *x, uint32_t h)
+{
+    lazy *l = NULL, *k = NULL;
+    find_lazy2(x, h, &l, &k);
+    if (l == NULL || k == NULL)
+        return false;
+    if (l->kind == LZ_CONST32) { /* i32.add is commutative */
+        lazy *t = l;
+        l = k;
+        k = t;
+    }
+    if ((l->kind != LZ_LOCAL && l->kind != LZ_ADDK) || k->kind != LZ_CONST32)
+        return false;
+    uint32_t local = l->local, sum = (uint32_t)(l->kind == LZ_ADDK ? l->k : 0) + (uint32_t)k->k;
+    wd_status st = push(x, WD_I32); /* forgets both: room for one more */
+    WD_ASSERT(st == WD_OK);         /* the height existed: no allocation */
+    (void)st;
+    bool lazied = make_lazy(x, h, LZ_ADDK, local, sum);
+    WD_ASSERT(lazied);
+    (void)lazied;
+    return true;
+}
+
 WD_INLINE wd_status do_binary(xlate *x, uint32_t op)
 {
     const wd_opinfo *info = &wd_op_info[op];
@@ -2001,6 +2038,8 @@ WD_INLINE wd_status do_binary(xlate *x, uint32_t op)
         WD_TRY(pop(x, info->t1));
     }
     uint32_t h = x->val_count;
+    if (op == WD_OP_I32_ADD && x->live && add_lazily(x, h))
+        return WD_OK;
     if (x->live)
         WD_TRY(emit_binary(x, op, info->t1, h));
     return push(x, info->t2); /* after the operands are read: it forgets lazy ones */

@@ -1059,6 +1059,25 @@ TEST(validate_lazy_operands)
           0x04, 0x71, 0x0D, 0x00, 0x0B},
          19, "meter 9 0 0|i32.store8_rri 0 1 1|br_i32.and_nz_imm 5 0 4|meter 1 0 0|nop 0 0 0|"
          "meter 0 0 0|return 2 0 0"},
+        /* local.get 0; i32.const 1; i32.add; local.get 1; i32.const 1; i32.add;
+         * i32.load8_u; i32.store8: both sums lazy (LZ_ADDK), both accesses fused */
+        {"ii", "", "",
+         {0x00, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x20, 0x01, 0x41, 0x01, 0x6A, 0x2D, 0x00, 0x00,
+          0x3A, 0x00, 0x00, 0x0B},
+         18, "meter 9 0 0|i32.load8_u_ri 3 1 1|i32.store8_ri 0 3 1|return 2 0 0"},
+        /* i32.const 4; local.get 0; i32.add; i32.const 2; i32.add; i32.load: one sum */
+        {"i", "i", "", {0x00, 0x41, 0x04, 0x20, 0x00, 0x6A, 0x41, 0x02, 0x6A, 0x28, 0x02, 0x00,
+                        0x0B},
+         13, "meter 7 0 0|i32.load_ri 1 0 6|return 1 1 0"},
+        /* local.get 0; i32.const 5; i32.add; i32.const 9; local.set 0; local.get 0;
+         * i32.add: the sum is taken before its local is written */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x05, 0x6A, 0x41, 0x09, 0x21, 0x00, 0x20, 0x00,
+                        0x6A, 0x0B},
+         14, "meter 8 0 0|i32.add_imm 1 0 5|const32 0 9 0|i32.add 1 1 0|return 1 1 0"},
+        /* local.get 0; i32.const -1; i32.add; local.tee 0; local.get 0; i32.mul: the tee's
+         * value is read from the local it was written to, not added again */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x41, 0x7F, 0x6A, 0x22, 0x00, 0x20, 0x00, 0x6C, 0x0B},
+         12, "meter 7 0 0|i32.add_imm 0 0 4294967295|i32.mul 1 0 0|return 1 1 0"},
         /* local.get 0; i64.const 0xFFFFFFFF; i64.and: a zero extension */
         {"I", "I", "", {0x00, 0x20, 0x00, 0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x83, 0x0B}, 11,
          "meter 4 0 0|i64.extend_i32_u 1 0 0|return 1 1 0"},
