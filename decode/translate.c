@@ -2003,12 +2003,11 @@ WD_INLINE wd_status do_unary(xlate *x, uint32_t op)
 /* An i32.add of the popped operands at heights h, h + 1 when they are a lazy local and a
  * lazy constant (either order), or a lazy sum and a constant: pushes their sum as an
  * LZ_ADDK operand, emitting nothing. False (nothing done) for other operands. */
-static bool add_lazily(xlate *x, uint32_t h)
+WD_INLINE bool add_lazily(xlate *x, uint32_t h)
 {
-    lazy *l = NULL, *k = NULL;
-    find_lazy2(x, h, &l, &k);
-    if (l == NULL || k == NULL)
-        return false;
+    if (x->lz_end != h + 2 || x->nlz < 2 || x->lz[x->nlz - 2].h != h)
+        return false; /* both lazy: the last two entries */
+    lazy *l = &x->lz[x->nlz - 2], *k = &x->lz[x->nlz - 1];
     if (l->kind == LZ_CONST32) { /* i32.add is commutative */
         lazy *t = l;
         l = k;
