@@ -58,8 +58,11 @@ const char *const wd_prof_file_what[WD_PROF_FILE_COUNT] = {
 static wbuf *new_wbuf(wd_ctx *ctx, FILE *f)
 {
     wbuf *w = wd_alloc(ctx, sizeof *w);
-    if (w != NULL)
-        wb_init(w, f);
+    if (w != NULL) {
+        w->f = f;
+        w->n = 0;
+        w->failed = false;
+    }
     return w;
 }
 
@@ -543,8 +546,9 @@ typedef struct timeline {
     const int64_t *tns;
     wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
     uint64_t run_start;         /* the run's first tick */
-    uint64_t offset;            /* where the run starts on the timeline (both files) */
-    wbtee all;                  /* speedscope: the runs' events again, for "all runs" */
+    uint64_t offset;            /* Chrome: where the run starts on the timeline */
+    uint64_t ss_offset;         /* speedscope: where the run starts in the profile written (0
+                                   in its own, offset in "all runs") */
     bool real;                  /* full tree: nodes where they ran */
     uint64_t *cursor;           /* synthetic layout: next free position per depth */
     uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
@@ -708,7 +712,7 @@ static inline void ss_close_to(timeline *t, uint32_t depth)
 
 static inline void ss_open(timeline *t, uint32_t node, uint32_t depth, uint64_t begin)
 {
-    begin += t->offset;
+    begin += t->ss_offset;
     ss_close_to(t, depth);
     uint32_t frame = t->groups[t->nodes[node].sym];
     t->open_depth = depth;
@@ -854,78 +858,57 @@ static bool ss_head(timeline *t, const wd_prof_out *o)
     return !t->spre.oom;
 }
 
-/* A run's profile spans [offset, offset + span] of the timeline, as on the Chrome trace, so
- * that its events are those of "all runs" byte for byte. */
-static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t offset, uint64_t span)
+static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t span)
 {
     if (i)
         wb_char(w, ',');
     WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"");
     wb_run_name(w, r);
-    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":");
-    wb_u64(w, offset);
-    WB_LIT(w, ",\"endValue\":");
-    wb_u64(w, offset + span);
+    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+    wb_u64(w, span);
     WB_LIT(w, ",\"events\":[");
 }
 
-void wd_prof_tee_put(wbtee *t, const char *s, size_t n)
-{
-    if (n == 0 || t->oom)
-        return;
-    uint32_t cap = t->cap;
-    if (t->len + n > cap && !wd_grow(t->ctx, (void **)&t->data, &cap, 1, (uint64_t)t->len + n)) {
-        t->oom = true;
-        return;
-    }
-    t->cap = cap;
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-}
-
 /* Walks run i's nodes into the outputs whose wbuf is set; offset: where the run starts on
- * the timeline. Its speedscope events are kept for "all runs" too (t->all). */
-static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset)
+ * the Chrome timeline, and in speedscope's "all runs" profile when `all`. */
+static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset, bool all)
 {
     wd_prof *p = t->p;
     t->run_start = p->runs.data[i].start;
     t->offset = offset;
+    t->ss_offset = all ? offset : 0;
     t->open_depth = 0;
-    bool comma = t->sw != NULL && t->all.len != 0; /* between two runs' events */
-    if (comma)
-        wd_prof_tee_put(&t->all, ",", 1);
-    size_t mark = t->all.len;
-    if (t->sw != NULL)
-        wb_tee_start(t->sw, &t->all);
     if (t->cursor != NULL)
         t->cursor[0] = 0;
     walk(&p->tree, p->runs.data[i].root, tl_visit, t);
-    if (t->sw != NULL) {
+    if (t->sw != NULL)
         ss_close_to(t, 1);
-        wb_tee_stop(t->sw);
-        if (comma && t->all.len == mark) /* no event: no comma */
-            t->all.len--;
-    }
 }
 
 /* speedscope's "all runs" profile, after the runs' own and shown first (activeProfileIndex):
  * every run's events again, the runs one after the other as in the Chrome trace, so that the
- * time order, left heavy and sandwich views cover the whole profile. The runs' own profiles
- * are on the same timeline: their events, kept as they were written (t->all), are these. */
+ * time order, left heavy and sandwich views cover the whole profile. A second walk of the
+ * runs: the events of a run's own profile start at 0, these at the run's offset. */
 static void ss_all_runs(timeline *t, uint64_t end)
 {
-    if (t->all.oom) {
-        t->oom = true;
-        return;
-    }
-    if (t->p->runs.count)
+    wd_prof *p = t->p;
+    wbuf *fw = t->fw, *cw = t->cw;
+    t->fw = t->cw = NULL;
+    if (p->runs.count)
         wb_char(t->sw, ',');
     WB_LIT(t->sw, "\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS "\",\"unit\":\"none\","
                   "\"startValue\":0,\"endValue\":");
     wb_u64(t->sw, end);
     WB_LIT(t->sw, ",\"events\":[");
-    wb_bytes(t->sw, t->all.data, t->all.len);
+    t->first = true;
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
+        tl_walk_run(t, i, offset, true);
+        offset += run_span(p, i);
+    }
     WB_LIT(t->sw, "]}");
+    t->fw = fw;
+    t->cw = cw;
 }
 
 /* Every run, one after the other: the run's head in each event file, its nodes, its end;
@@ -943,10 +926,10 @@ static void tl_runs(timeline *t)
             if (t->cw != NULL)
                 chrome_run(t->cw, &r, offset, span);
             if (t->sw != NULL)
-                ss_run(t->sw, i, &r, offset, span);
+                ss_run(t->sw, i, &r, span);
         }
         t->first = true;
-        tl_walk_run(t, i, offset);
+        tl_walk_run(t, i, offset, false);
         if (t->sw != NULL)
             WB_LIT(t->sw, "]}");
         offset += span;
@@ -961,7 +944,6 @@ static void tl_free(timeline *t)
     wd_free(t->ctx, t->open_end);
     wd_free(t->ctx, t->open_frame);
     wd_free(t->ctx, t->groups);
-    wd_free(t->ctx, t->all.data);
     st_free(&t->names);
     st_free(&t->cpre);
     st_free(&t->spre);
@@ -978,7 +960,7 @@ static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wb
 {
     timeline t = {.p = p, .ctx = ctx, .nodes = p->tree.nodes, .fw = fw, .cw = cw, .sw = sw,
                   .real = !p->cct, .with_time = o != NULL && o->with_time,
-                  .max_depth = max_depth, .sb = {.ctx = ctx}, .all = {.ctx = ctx}};
+                  .max_depth = max_depth, .sb = {.ctx = ctx}};
     WD_ASSERT(!early || (cw == NULL && sw == NULL));
     bool ok = early || prof_tree_totals(p, &t.tot, &t.tns);
     if (ok && fw != NULL) {
@@ -1426,7 +1408,9 @@ wd_status wd_prof_write_json(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error
     wbuf *w = wd_alloc(p->ctx, sizeof *w);
     if (w == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    wb_init(w, f);
+    w->f = f;
+    w->n = 0;
+    w->failed = false;
     bool ok = write_json(p, o, w);
     wb_flush(w);
     bool failed = w->failed;

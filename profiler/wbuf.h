@@ -11,57 +11,18 @@
 
 #include "base/base.h"
 
-/* A copy in memory of what a wbuf writes between wb_tee_start and wb_tee_stop (text written
- * twice, output.c's speedscope "all runs"); wd_prof_tee_put (output.c) appends to it. */
-typedef struct wbtee {
-    struct wd_ctx *ctx;
-    char *data;
-    size_t len;
-    uint32_t cap;
-    bool oom;
-} wbtee;
-void wd_prof_tee_put(wbtee *t, const char *s, size_t n);
-
 typedef struct wbuf {
     FILE *f;
     size_t n;
     bool failed;
-    wbtee *tee;      /* where b[tee_from..n) is copied too, or NULL */
-    size_t tee_from;
     char b[1 << 16];
 } wbuf;
 
-static inline void wb_init(wbuf *w, FILE *f)
-{
-    w->f = f;
-    w->n = 0;
-    w->failed = false;
-    w->tee = NULL;
-    w->tee_from = 0;
-}
-
 static inline void wb_flush(wbuf *w)
 {
-    if (w->tee != NULL) {
-        wd_prof_tee_put(w->tee, w->b + w->tee_from, w->n - w->tee_from);
-        w->tee_from = 0;
-    }
     if (w->n != 0 && fwrite(w->b, 1, w->n, w->f) != w->n)
         w->failed = true;
     w->n = 0;
-}
-
-/* From here on what w writes is copied into `tee` too, until wb_tee_stop. */
-static inline void wb_tee_start(wbuf *w, wbtee *tee)
-{
-    w->tee = tee;
-    w->tee_from = w->n;
-}
-
-static inline void wb_tee_stop(wbuf *w)
-{
-    wd_prof_tee_put(w->tee, w->b + w->tee_from, w->n - w->tee_from);
-    w->tee = NULL;
 }
 
 static inline void wb_bytes(wbuf *w, const char *s, size_t n)
@@ -69,8 +30,6 @@ static inline void wb_bytes(wbuf *w, const char *s, size_t n)
     if (WD_UNLIKELY(n > sizeof w->b - w->n)) {
         wb_flush(w);
         if (n > sizeof w->b) {
-            if (w->tee != NULL)
-                wd_prof_tee_put(w->tee, s, n);
             if (fwrite(s, 1, n, w->f) != n)
                 w->failed = true;
             return;
