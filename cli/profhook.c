@@ -535,7 +535,32 @@ static void print_run(wbuf *t, const wd_prof *p, uint32_t i, bool with_time)
     } else if (r.inconsistent) {
         wb_str(t, "The resulting call graph is inconsistent for this specific `kernel_run`, "
                   "please open an issue.\n");
+    } else if (r.frame_count > 0) { /* the PVM's, with source lines: as `run` prints it */
+        wb_str(t, "backtrace (innermost first):\n");
+        for (uint32_t k = 0; k < r.frame_count; k++) {
+            const wd_prof_frame *f = &r.frames[k];
+            char line[64];
+            snprintf(line, sizeof line, " at 0x%x", f->offset);
+            wb_str(t, "  #");
+            tx_u64(t, k, 0);
+            wb_bytes(t, " ", 1);
+            wb_str(t, f->function);
+            wb_str(t, line);
+            if (f->file != NULL) {
+                wb_str(t, " (");
+                wb_str(t, f->file);
+                snprintf(line, sizeof line, ":%u)", f->line);
+                wb_str(t, line);
+            }
+            wb_bytes(t, "\n", 1);
+        }
+        if (r.frames_more > 0) {
+            wb_str(t, "  ... ");
+            tx_u64(t, r.frames_more, 0);
+            wb_str(t, " more frames\n");
+        }
     } else if (r.has_info && r.outcome != WD_PROF_OK && r.unwound_count > 0) {
+        /* a trace recorded without the PVM's backtrace: the calls the profiler saw end */
         wb_str(t, "backtrace (the calls that ended at the trap's tick, innermost first):\n");
         print_stack(t, p, r.unwound, r.unwound_count);
     }
@@ -827,9 +852,10 @@ wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, con
     };
     uint64_t start = r->start > base ? r->start - base : 0;
     uint64_t end = r->start + r->effective > base ? r->start + r->effective - base : 0;
-    wd_prof_run_info info = {r->level, r->index, start, end - start, outcome[r->outcome],
-                             r->reboot, reason != NULL ? reason : r->reason,
-                             with_time ? (int64_t)(r->seconds * 1e9) : 0};
+    wd_prof_run_info info = {.level = r->level, .index = r->index, .start = start,
+                             .effective = end - start, .outcome = outcome[r->outcome],
+                             .reboot = r->reboot, .reason = reason != NULL ? reason : r->reason,
+                             .ns = with_time ? (int64_t)(r->seconds * 1e9) : 0};
     return info;
 }
 

@@ -132,6 +132,10 @@ static void report_runs(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, uint32
             snprintf(reason + strlen(reason), sizeof reason - strlen(reason), " (%s:%u)", file,
                      line);
         wd_prof_run_info info = wd_profhook_run_info(r, 0, reason, with_time);
+        wd_prof_frame frames[WD_RUN_FRAMES];
+        info.frames = frames;
+        info.frame_count = wd_cli_backtrace_frames(r, loc, m, frames);
+        info.frames_more = r->backtrace_more;
         wd_profhook_add_run(hook, &info);
     }
 }

@@ -69,26 +69,29 @@ static const char *status_text(const wd_cli_pvm *s)
     return wd_pvm_get_state(s->pvm) == WD_PVM_COLLECT ? "waiting for input" : "evaluating";
 }
 
-/* Frame i of a run's backtrace with its source line where the module (the one the run ran:
- * the PVM's last decoded) has DWARF line tables: false when it has none for the frame. */
-static bool frame_line(const wd_run_report *x, uint32_t i, wd_srcloc *loc, const wd_module *m,
-                       const char **file, uint32_t *line)
+uint32_t wd_cli_backtrace_frames(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
+                                 wd_prof_frame *out)
 {
-    uint32_t col;
-    return m != NULL && loc != NULL &&
-           wd_srcloc_lookup(loc, m, x->backtrace[i].offset, file, line, &col);
+    for (uint32_t i = 0; i < x->backtrace_count; i++) {
+        const wd_run_frame *f = &x->backtrace[i];
+        uint32_t col;
+        out[i] = (wd_prof_frame){.function = f->name, .func_idx = f->func_idx, .offset = f->offset};
+        if (m == NULL || loc == NULL ||
+            !wd_srcloc_lookup(loc, m, f->offset, &out[i].file, &out[i].line, &col))
+            out[i].file = NULL;
+    }
+    return x->backtrace_count;
 }
 
 void wd_cli_print_backtrace(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
                             const char *indent)
 {
-    for (uint32_t i = 0; i < x->backtrace_count; i++) {
-        const wd_run_frame *f = &x->backtrace[i];
-        const char *file;
-        uint32_t line;
-        printf("%s#%u %s at 0x%x", indent, i, f->name, f->offset);
-        if (frame_line(x, i, loc, m, &file, &line))
-            printf(" (%s:%u)", file, line);
+    wd_prof_frame fr[WD_RUN_FRAMES];
+    uint32_t n = wd_cli_backtrace_frames(x, loc, m, fr);
+    for (uint32_t i = 0; i < n; i++) {
+        printf("%s#%u %s at 0x%x", indent, i, fr[i].function, fr[i].offset);
+        if (fr[i].file != NULL)
+            printf(" (%s:%u)", fr[i].file, fr[i].line);
         printf("\n");
     }
     if (x->backtrace_more > 0)
@@ -98,16 +101,15 @@ void wd_cli_print_backtrace(const wd_run_report *x, wd_srcloc *loc, const wd_mod
 void wd_cli_backtrace_json(json_t *jr, const wd_run_report *x, wd_srcloc *loc,
                            const wd_module *m)
 {
+    wd_prof_frame fr[WD_RUN_FRAMES];
+    uint32_t n = wd_cli_backtrace_frames(x, loc, m, fr);
     json_t *frames = json_array();
-    for (uint32_t i = 0; i < x->backtrace_count; i++) {
-        const wd_run_frame *f = &x->backtrace[i];
-        json_t *jf = json_pack("{sssIsI}", "function", f->name, "func_idx", (json_int_t)f->func_idx,
-                               "offset", (json_int_t)f->offset);
-        const char *file;
-        uint32_t line;
-        if (jf != NULL && frame_line(x, i, loc, m, &file, &line)) {
-            json_object_set_new(jf, "file", json_string(file));
-            json_object_set_new(jf, "line", json_integer(line));
+    for (uint32_t i = 0; i < n; i++) {
+        json_t *jf = json_pack("{sssIsI}", "function", fr[i].function, "func_idx",
+                               (json_int_t)fr[i].func_idx, "offset", (json_int_t)fr[i].offset);
+        if (jf != NULL && fr[i].file != NULL) {
+            json_object_set_new(jf, "file", json_string(fr[i].file));
+            json_object_set_new(jf, "line", json_integer(fr[i].line));
         }
         json_array_append_new(frames, jf);
     }

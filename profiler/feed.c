@@ -44,7 +44,7 @@ struct wd_prof_feed_shared {
 
 enum { STAGE_TREE = 1, STAGE_FIN, STAGE_GONE };
 
-enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END, OP_STOP };
+enum { OP_SYMBOL = 3, OP_PHASE, OP_STEP, OP_LEVEL, OP_RUN, OP_UNIT, OP_END, OP_STOP, OP_FRAME };
 
 /* ---- the consumer's side ---------------------------------------------------------------- */
 
@@ -137,6 +137,15 @@ static bool apply(wd_prof_feed *f, const uint64_t *w, const uint64_t *end)
                 .reason = str_at(w, 6), .ns = (int64_t)w[4]};
             wd_prof_run_info_add(p, &info);
             w = after_str(w, 6);
+            break;
+        }
+        case OP_FRAME: { /* has file; func_idx, offset; line, more; size, "function\0file" */
+            const char *name = str_at(w, 4);
+            wd_prof_frame fr = {.function = name, .func_idx = (uint32_t)w[1],
+                                .offset = (uint32_t)(w[1] >> 32), .line = (uint32_t)w[2],
+                                .file = (h >> 8 & 1) != 0 ? name + strlen(name) + 1 : NULL};
+            wd_prof_run_frame(p, &fr, (uint32_t)(w[2] >> 32));
+            w = after_str(w, 4);
             break;
         }
         case OP_UNIT: {
@@ -473,6 +482,24 @@ void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info)
         w[2] = info->start;
         w[3] = info->effective;
         w[4] = (uint64_t)info->ns;
+    }
+    for (uint32_t k = 0; k < info->frame_count; k++) {
+        const wd_prof_frame *fr = &info->frames[k];
+        const char *name = fr->function != NULL ? fr->function : "";
+        char text[2048]; /* "function\0file", each cut at 1023 bytes */
+        size_t n = strlen(name), m = fr->file != NULL ? strlen(fr->file) : 0;
+        if (n > 1023)
+            n = 1023;
+        if (m > 1023)
+            m = 1023;
+        memcpy(text, name, n);
+        text[n] = '\0';
+        memcpy(text + n + 1, fr->file != NULL ? fr->file : "", m);
+        if ((w = put_str(f, 4, text, n + 1 + m)) != NULL) {
+            w[0] = OP_FRAME | (uint64_t)(fr->file != NULL) << 8;
+            w[1] = fr->func_idx | (uint64_t)fr->offset << 32;
+            w[2] = fr->line | (uint64_t)info->frames_more << 32;
+        }
     }
 }
 

@@ -1253,6 +1253,25 @@ static bool run_json(jw *j, wd_prof *p, uint32_t i, const wd_prof_out *o)
         jk_bool(j, "reboot", r.reboot);
         if (r.reason[0] != '\0')
             jk_str(j, "reason", r.reason);
+        if (r.frame_count > 0) { /* as `run --json`'s: {function, func_idx, offset[, file, line]} */
+            jk_open(j, "backtrace", '[', false);
+            for (uint32_t k = 0; k < r.frame_count; k++) {
+                const wd_prof_frame *f = &r.frames[k];
+                jw_val(j, false);
+                jw_open(j, '{', true);
+                jk_str(j, "function", f->function);
+                jk_u64(j, "func_idx", f->func_idx);
+                jk_u64(j, "offset", f->offset);
+                if (f->file != NULL) {
+                    jk_str(j, "file", f->file);
+                    jk_u64(j, "line", f->line);
+                }
+                jw_close(j, '}');
+            }
+            jw_close(j, ']');
+            if (r.frames_more > 0)
+                jk_u64(j, "backtrace_more", r.frames_more);
+        }
     }
     if (r.stopped)
         jk_u64(j, "stopped_at", r.stop_tick);

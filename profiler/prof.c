@@ -452,6 +452,11 @@ static void free_run(wd_ctx *ctx, prof_run *r)
     wd_free(ctx, r->reason);
     wd_free(ctx, r->unwound);
     wd_free(ctx, r->open);
+    for (uint32_t i = 0; i < r->frame_count; i++) {
+        wd_free(ctx, (char *)r->frames[i].function);
+        wd_free(ctx, (char *)r->frames[i].file);
+    }
+    wd_free(ctx, r->frames);
 }
 
 void wd_prof_free(wd_prof *p)
@@ -1068,6 +1073,34 @@ void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info)
                            info->reason ? strlen(info->reason) : 0);
     if (r->reason == NULL)
         prof_nomem(p);
+    for (uint32_t k = 0; k < info->frame_count; k++)
+        wd_prof_run_frame(p, &info->frames[k], info->frames_more);
+}
+
+void wd_prof_run_frame(wd_prof *p, const wd_prof_frame *f, uint32_t more)
+{
+    if (p->rec != NULL)
+        wd_trace_put_frame(p->rec, f, more);
+    if (p->status != WD_OK || p->info_next == 0)
+        return;
+    prof_run *r = &p->runs.data[p->info_next - 1];
+    uint32_t cap = r->frame_count; /* grown by one: backtraces are short (WD_RUN_FRAMES) */
+    if (!wd_grow(p->ctx, (void **)&r->frames, &cap, sizeof *r->frames, (uint64_t)cap + 1)) {
+        prof_nomem(p);
+        return;
+    }
+    wd_prof_frame *x = &r->frames[r->frame_count];
+    *x = *f;
+    x->function = wd_strndup(p->ctx, f->function ? f->function : "",
+                             f->function ? strlen(f->function) : 0);
+    x->file = f->file != NULL ? wd_strndup(p->ctx, f->file, strlen(f->file)) : NULL;
+    if (x->function == NULL || (f->file != NULL && x->file == NULL)) {
+        wd_free(p->ctx, (char *)x->function);
+        prof_nomem(p);
+        return;
+    }
+    r->frame_count++;
+    r->frames_more = more;
 }
 
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit)
@@ -1209,6 +1242,9 @@ void wd_prof_run_get(const wd_prof *p, uint32_t i, wd_prof_run *out)
     out->unwound_count = r->unwound_count;
     out->open = r->open;
     out->open_count = r->open_count;
+    out->frames = r->frames;
+    out->frame_count = r->frame_count;
+    out->frames_more = r->frames_more;
 }
 
 void wd_prof_get_stats(const wd_prof *p, wd_prof_stats *out)

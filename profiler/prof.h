@@ -121,6 +121,15 @@ typedef enum wd_prof_outcome {
 const char *wd_prof_outcome_name(wd_prof_outcome o);
 wd_prof_outcome wd_prof_outcome_parse(const char *name);
 
+/* A frame of a run's backtrace (a trap's or the tick limit's call stack), where known with
+ * its source line (file NULL: none). */
+typedef struct wd_prof_frame {
+    const char *function;
+    uint32_t func_idx, offset; /* module offset of the frame's instruction */
+    const char *file;
+    uint32_t line;
+} wd_prof_frame;
+
 /* What the PVM reports about a run when it is over (vm/pvm.h wd_run_report). */
 typedef struct wd_prof_run_info {
     uint32_t level, index;
@@ -130,11 +139,17 @@ typedef struct wd_prof_run_info {
     bool reboot;
     const char *reason; /* trap or stuck reason (copied), or "" */
     int64_t ns;         /* its wall time */
+    const wd_prof_frame *frames; /* its backtrace, innermost first (copied), or NULL */
+    uint32_t frame_count, frames_more; /* frames_more: outer frames left out */
 } wd_prof_run_info;
 
 /* The report of the next run that has none yet (runs in order). A run still open is closed
  * at start + effective. */
 void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info);
+/* The next frame of the backtrace of the run last reported (copied), `more` the outer frames
+ * left out after the last (wd_prof_run_info_add's frames, one by one: the feed's consumer and
+ * a trace's replay give them so). */
+void wd_prof_run_frame(wd_prof *p, const wd_prof_frame *f, uint32_t more);
 /* The events' clock is not in ns but in units of `ns_per_unit` ns (a cheaper clock, whose
  * ratio to a monotonic clock is known at the end): wd_prof_end converts the times. */
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit);
@@ -176,6 +191,8 @@ typedef struct wd_prof_run {
     uint32_t unwound_count;
     const uint32_t *open;     /* symbols open at a stop, innermost first */
     uint32_t open_count;
+    const wd_prof_frame *frames; /* the PVM's backtrace with source lines (run info) */
+    uint32_t frame_count, frames_more;
 } wd_prof_run;
 
 uint32_t wd_prof_run_count(const wd_prof *p);

@@ -107,6 +107,8 @@ typedef struct prof_run {
     uint64_t stop_tick;
     uint32_t *unwound, unwound_count;
     uint32_t *open, open_count;
+    wd_prof_frame *frames; /* strings owned */
+    uint32_t frame_count, frames_more;
     /* Its figures once the profile is over (valid while wd_prof.fin): the sums of its
      * top-level nodes' subtrees (see wd_prof_run). */
     uint64_t sum_ticks, sum_calls;

@@ -14,10 +14,11 @@
 #define MAX_KINDS    1024u
 #define MAX_STRING   (1u << 16)
 
-enum { EV_SYMBOL, EV_CALL, EV_RET, EV_PHASE, EV_STEP, EV_LEVEL, EV_RUN, EV_END, EV_COUNT };
+enum { EV_SYMBOL, EV_CALL, EV_RET, EV_PHASE, EV_STEP, EV_LEVEL, EV_RUN, EV_END, EV_FRAME,
+       EV_COUNT };
 
-static const char *const ev_names[EV_COUNT] = {"symbol", "call", "ret", "phase",
-                                               "step",   "level", "run", "end"};
+static const char *const ev_names[EV_COUNT] = {"symbol", "call", "ret", "phase", "step",
+                                               "level",  "run",  "end", "frame"};
 static const char *const ev_fields[EV_COUNT] = {
     "id kind idx name",
     "ticks:z ns:z symbol",
@@ -27,6 +28,7 @@ static const char *const ev_fields[EV_COUNT] = {
     "level",
     "level index start effective outcome reboot reason ns:z",
     "ticks:z",
+    "function func_idx offset file line more",
 };
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -278,6 +280,17 @@ void wd_trace_put_run_info(wd_trace_writer *w, const wd_prof_run_info *info)
     ev_str(w, info->reason ? info->reason : "");
     ev_z(w, info->ns);
     ev_end(w, EV_RUN);
+}
+
+void wd_trace_put_frame(wd_trace_writer *w, const wd_prof_frame *f, uint32_t more)
+{
+    ev_str(w, f->function ? f->function : "");
+    ev_u(w, f->func_idx);
+    ev_u(w, f->offset);
+    ev_str(w, f->file ? f->file : "");
+    ev_u(w, f->file ? f->line : 0);
+    ev_u(w, more);
+    ev_end(w, EV_FRAME);
 }
 
 void wd_trace_put_end(wd_trace_writer *w, uint64_t ticks)
@@ -610,7 +623,7 @@ static bool event(replay *x, int ev, cursor *c)
         return true;
     }
     case EV_RUN: {
-        wd_prof_run_info info;
+        wd_prof_run_info info = {.frames = NULL}; /* its frames follow (EV_FRAME) */
         uint64_t level = cu(c), index = cu(c);
         info.start = cu(c);
         info.effective = cu(c);
@@ -625,6 +638,23 @@ static bool event(replay *x, int ev, cursor *c)
         info.level = (uint32_t)level;
         info.index = (uint32_t)index;
         wd_prof_run_info_add(x->p, &info);
+        return true;
+    }
+    case EV_FRAME: {
+        wd_prof_frame f;
+        f.function = cs(c, s1, sizeof s1);
+        uint64_t idx = cu(c), offset = cu(c);
+        f.file = cs(c, s2, sizeof s2);
+        uint64_t line = cu(c), more = cu(c);
+        if (c->bad || idx > UINT32_MAX || offset > UINT32_MAX || line > UINT32_MAX ||
+            more > UINT32_MAX)
+            return false;
+        f.func_idx = (uint32_t)idx;
+        f.offset = (uint32_t)offset;
+        f.line = (uint32_t)line;
+        if (f.file[0] == '\0')
+            f.file = NULL;
+        wd_prof_run_frame(x->p, &f, (uint32_t)more);
         return true;
     }
     case EV_END:

@@ -230,6 +230,18 @@ st=0
 status update-stuck 1 $st
 cmp -s $dir/stuck.budget.json "$TMP/stuck.json" && ok || fail "update-stuck: the file changed"
 
+# A kernel that traps fails `check` (exit 1) even within its budget, naming the run.
+cat >"$TMP/trap.json" <<'JSON'
+{"tick_model": "pvm", "total": {"max": 1000000}}
+JSON
+st=0
+"$wasmdbg" budget check tests/golden/data/trap-dwarf.wasm \
+    --inputs tests/golden/data/one-level.inputs.json --no-kernel-debug --budget "$TMP/trap.json" \
+    >"$TMP/trap.out" 2>&1 || st=$?
+status check-trap 1 $st
+grep -q 'level 0 run 0 trapped: unreachable in check at 0xb9' "$TMP/trap.out" && ok ||
+    fail "check-trap: the trapped run is not named"
+
 # ---- 4. wasmdbg diff -------------------------------------------------------------------------
 
 for v in old:kernels/counter/counter.inputs.json new:$dir/counter-more.inputs.json; do

@@ -133,6 +133,34 @@ result $ok "counter: times by the fast clock agree with the PVM's" "$tmp/clock.l
 grep -q 'kernel_run trapped: unreachable' "$tmp/unreachable/live.txt" &&
     grep -q '^  #0 ' "$tmp/unreachable/live.txt" && ok=yes || ok=no
 result $ok "unreachable: the trap and its backtrace"
+# A trap's backtrace with source lines (DWARF), as `run` shows it: in the summary, in the
+# JSON profile (an array of frames), and from a recorded trace; exit 0, 1 with --fail-on-stuck.
+T=(tests/golden/data/trap-dwarf.wasm --inputs tests/golden/data/one-level.inputs.json
+    --no-kernel-debug --without-time)
+st=0
+"$wasmdbg" profile "${T[@]}" -o "$tmp/trap" --name t --record "$tmp/trap.trace" \
+    >"$tmp/trap.txt" 2>&1 || st=$?
+frames() { # frames FILE: the three frames, innermost first, with their lines
+    grep -q '^  #0 check at 0xb9 (trap-dwarf.c:12)$' "$1" &&
+        grep -q '^  #1 walk at 0x9a (trap-dwarf.c:19)$' "$1" &&
+        grep -q '^  #2 kernel_run at 0x87 (trap-dwarf.c:26)$' "$1"
+}
+[ $st = 0 ] && frames "$tmp/trap.txt" && ok=yes || ok=no
+result $ok "trap-dwarf: the summary's backtrace has source lines (exit $st)" "$tmp/trap.txt"
+st=0
+"$wasmdbg" report "$tmp/trap.trace" -o "$tmp/trap-report" >"$tmp/trap-report.txt" 2>&1 || st=$?
+[ $st = 0 ] && frames "$tmp/trap-report.txt" && ok=yes || ok=no
+result $ok "trap-dwarf: report keeps the recorded backtrace (exit $st)" "$tmp/trap-report.txt"
+st=0
+"$wasmdbg" profile "${T[@]}" -o "$tmp/trap" --json >"$tmp/trap.json" 2>&1 || st=$?
+[ $st = 0 ] && grep -q '"backtrace": \[' "$tmp/trap.json" &&
+    grep -q '{"function": "check", "func_idx": 3, "offset": 185, "file": "trap-dwarf.c", "line": 12}' \
+        "$tmp/trap.json" && ok=yes || ok=no
+result $ok "trap-dwarf: the JSON profile's backtrace is an array of frames (exit $st)" "$tmp/trap.json"
+st=0
+"$wasmdbg" profile "${T[@]}" -o "$tmp/trap" --fail-on-stuck >"$tmp/trap-fail.txt" 2>&1 || st=$?
+[ $st = 1 ] && ok=yes || ok=no
+result $ok "trap-dwarf: --fail-on-stuck exits 1 on a trap (exit $st)" "$tmp/trap-fail.txt"
 grep -q 'kernel_run stuck: .*call stack exhausted' "$tmp/stack-overflow/live.txt" &&
     grep -q 'more frames' "$tmp/stack-overflow/live.txt" && ok=yes || ok=no
 result $ok "stack-overflow: stuck, with the exhausted stack"

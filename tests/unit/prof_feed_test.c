@@ -148,15 +148,19 @@ static bool feed_events(sink *s, uint32_t calls)
         }
         if (run == 5) { /* stopped at the tick limit: open calls */
             wd_prof_run_info info = {run / 2, run % 2, start, t + 3 - start, WD_PROF_STUCK,
-                                     false, "too many ticks", ns};
+                                     false, "too many ticks", ns, NULL, 0, 0};
             s_run(s, &info);
             break;
         }
         while (depth-- > 0)
             s_ret(s, ++t, ns);
+        /* the trap's backtrace goes through the feed too: one frame with a source line */
+        static const wd_prof_frame bt[] = {{"_ZN3mod2f1E", 7, 0x1234, "src/lib.rs", 42},
+                                           {"kernel_run", 3, 0x99, NULL, 0}};
         wd_prof_run_info info = {run / 2, run % 2, start, t - start + 1,
                                  run == 3 ? WD_PROF_TRAPPED : WD_PROF_OK, run % 2 == 0,
-                                 run == 3 ? "unreachable" : "", ns};
+                                 run == 3 ? "unreachable" : "", ns, run == 3 ? bt : NULL,
+                                 run == 3 ? 2 : 0, run == 3 ? 5 : 0};
         s_run(s, &info);
         t += 1000;
     }
@@ -269,6 +273,14 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
                               : job.runs == (*started ? 1 : 0) && !job.on_maker);
     if (files != NULL)
         wd_prof_feed_fini(&f);
+    wd_prof_run r; /* the trapped run's backtrace came through, strings and all */
+    ok = ok && wd_prof_run_count(p) > 3;
+    if (ok)
+        wd_prof_run_get(p, 3, &r);
+    ok = ok && r.frame_count == 2 && r.frames_more == 5 &&
+         strcmp(r.frames[0].function, "_ZN3mod2f1E") == 0 && r.frames[0].offset == 0x1234 &&
+         r.frames[0].file != NULL && strcmp(r.frames[0].file, "src/lib.rs") == 0 &&
+         r.frames[0].line == 42 && r.frames[1].file == NULL && r.frames[1].func_idx == 3;
     wd_prof_free(p);
     return ok && pctx.live == 0 && fctx.live == 0;
 }

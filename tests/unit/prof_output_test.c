@@ -62,7 +62,7 @@ static uint64_t feed(wd_prof *p, uint64_t seed)
             wd_prof_ret(p, ++t, ns);
         total += t - start;
         wd_prof_run_info info = {(uint32_t)run / 2, (uint32_t)run % 2, start, t - start + 1,
-                                 WD_PROF_OK, run % 2 == 0, "", ns};
+                                 WD_PROF_OK, run % 2 == 0, "", ns, NULL, 0, 0};
         wd_prof_run_info_add(p, &info);
         t += 100000;
     }

@@ -184,9 +184,9 @@ TEST(prof_reboots_are_separate_runs)
     wd_prof_level(p, 0);
     uint64_t t = pvm_run(p, 1000, entry, f, 100);
     pvm_run(p, 5000, entry, f, 200);
-    wd_prof_run_info info = {0, 0, 1000, t - 1000 + 1, WD_PROF_OK, true, "", 7};
+    wd_prof_run_info info = {0, 0, 1000, t - 1000 + 1, WD_PROF_OK, true, "", 7, NULL, 0, 0};
     wd_prof_run_info_add(p, &info);
-    info = (wd_prof_run_info){0, 1, 5000, 231, WD_PROF_OK, false, "", 8};
+    info = (wd_prof_run_info){0, 1, 5000, 231, WD_PROF_OK, false, "", 8, NULL, 0, 0};
     wd_prof_run_info_add(p, &info);
     wd_prof_level(p, 1);
     pvm_run(p, 9000, entry, f, 300);
@@ -240,7 +240,7 @@ TEST(prof_trap_unwinds)
     for (int i = 0; i < 4; i++) /* unreachable in h at 33 */
         wd_prof_ret(p, 33, 0);
     wd_prof_ret(p, 40, 0); /* stray: nothing open */
-    wd_prof_run_info info = {0, 0, 0, 34, WD_PROF_TRAPPED, false, "unreachable in h", 0};
+    wd_prof_run_info info = {0, 0, 0, 34, WD_PROF_TRAPPED, false, "unreachable in h", 0, NULL, 0, 0};
     wd_prof_run_info_add(p, &info);
     wd_prof_end(p, 100);
     wd_prof_run r;
@@ -276,7 +276,7 @@ static void tick_limit(wd_prof_mode mode)
     wd_prof_call(p, 101, 0, entry);
     wd_prof_call(p, 110, 0, loop);
     wd_prof_call(p, 900, 0, host); /* its ticks never get paid */
-    wd_prof_run_info info = {0, 0, 100, 999, WD_PROF_STUCK, false, "too many ticks", 0};
+    wd_prof_run_info info = {0, 0, 100, 999, WD_PROF_STUCK, false, "too many ticks", 0, NULL, 0, 0};
     wd_prof_run_info_add(p, &info);
     wd_prof_end(p, 2000);
     wd_prof_run r;

@@ -56,14 +56,15 @@ static void feed(wd_prof *p)
         }
         if (run == 2) { /* stopped at the limit */
             wd_prof_run_info info = {run, 0, start, t + 10 - start, WD_PROF_STUCK, false,
-                                     "too many ticks", 99};
+                                     "too many ticks", 99, NULL, 0, 0};
             wd_prof_run_info_add(p, &info);
             break;
         }
         while (depth-- > 0)
             wd_prof_ret(p, t, ns);
+        static const wd_prof_frame bt[] = {{"f", 2, 0x40, "k.c", 9}, {"e", 1, 0x20, NULL, 0}};
         wd_prof_run_info info = {run, 0, start, t - start + 1, WD_PROF_TRAPPED, true,
-                                 "unreachable in f", 12345};
+                                 "unreachable in f", 12345, bt, 2, 1};
         wd_prof_run_info_add(p, &info);
         t += 1000000;
     }
@@ -116,6 +117,12 @@ static void round_trip(const char *const *order, uint32_t code_base)
     CHECK(!truncated);
     wd_trace_close(r);
 
+    wd_prof_run run; /* a trapped run's backtrace, replayed */
+    wd_prof_run_get(again, 1, &run);
+    CHECK(run.frame_count == 2 && run.frames_more == 1 && run.frames[0].file != NULL &&
+          strcmp(run.frames[0].file, "k.c") == 0 && run.frames[0].line == 9 &&
+          run.frames[0].offset == 0x40 && strcmp(run.frames[1].function, "e") == 0 &&
+          run.frames[1].file == NULL);
     wd_prof_stats s1, s2;
     wd_prof_get_stats(live, &s1);
     wd_prof_get_stats(again, &s2);
@@ -139,7 +146,7 @@ TEST(prof_trace_round_trip)
 /* Another writer's table order: readers go by names, not codes. */
 TEST(prof_trace_other_kind_order)
 {
-    static const char *const order[] = {"end", "run", "level", "step",
+    static const char *const order[] = {"frame", "end", "run",  "level", "step",
                                         "phase", "ret", "call", "symbol"};
     round_trip(order, 17);
 }
@@ -294,7 +301,7 @@ TEST(prof_trace_damage)
     wd_prof_call(p, 10, 6, f);
     wd_prof_step(p, 11, 2000, "memory.grow", 3);
     wd_prof_ret(p, 20, 9);
-    wd_prof_run_info info = {0, 0, 0, 21, WD_PROF_OK, false, "", 1};
+    wd_prof_run_info info = {0, 0, 0, 21, WD_PROF_OK, false, "", 1, NULL, 0, 0};
     wd_prof_run_info_add(p, &info);
     wd_prof_end(p, 100);
     wd_prof_record(p, NULL);

@@ -1,0 +1,1 @@
+invoke tests/golden/data/invoke-trap.wat outer 7
