@@ -1029,6 +1029,8 @@ void wd_prof_step(wd_prof *p, uint64_t ticks, uint64_t cost, const char *what, u
 
 void wd_prof_stop(wd_prof *p, int64_t ns)
 {
+    if (p->rec != NULL)
+        wd_trace_put_stop(p->rec, ns);
     if (p->status != WD_OK || !p->in_run)
         return;
     p->has_stop = true;

@@ -15,10 +15,10 @@
 #define MAX_STRING   (1u << 16)
 
 enum { EV_SYMBOL, EV_CALL, EV_RET, EV_PHASE, EV_STEP, EV_LEVEL, EV_RUN, EV_END, EV_FRAME,
-       EV_COUNT };
+       EV_STOP, EV_COUNT };
 
-static const char *const ev_names[EV_COUNT] = {"symbol", "call", "ret", "phase", "step",
-                                               "level",  "run",  "end", "frame"};
+static const char *const ev_names[EV_COUNT] = {"symbol", "call", "ret",   "phase", "step",
+                                               "level",  "run",  "end",   "frame", "stop"};
 static const char *const ev_fields[EV_COUNT] = {
     "id kind idx name",
     "ticks:z ns:z symbol",
@@ -29,6 +29,7 @@ static const char *const ev_fields[EV_COUNT] = {
     "level index start effective outcome reboot reason ns:z",
     "ticks:z",
     "function func_idx offset file line more",
+    "ns_at:z",
 };
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -291,6 +292,12 @@ void wd_trace_put_frame(wd_trace_writer *w, const wd_prof_frame *f, uint32_t mor
     ev_u(w, f->file ? f->line : 0);
     ev_u(w, more);
     ev_end(w, EV_FRAME);
+}
+
+void wd_trace_put_stop(wd_trace_writer *w, int64_t ns)
+{
+    ev_z(w, ns); /* the clock itself, not a delta: no later event is stamped against it */
+    ev_end(w, EV_STOP);
 }
 
 void wd_trace_put_end(wd_trace_writer *w, uint64_t ticks)
@@ -655,6 +662,13 @@ static bool event(replay *x, int ev, cursor *c)
         if (f.file[0] == '\0')
             f.file = NULL;
         wd_prof_run_frame(x->p, &f, (uint32_t)more);
+        return true;
+    }
+    case EV_STOP: {
+        int64_t ns = cz(c);
+        if (c->bad)
+            return false;
+        wd_prof_stop(x->p, ns);
         return true;
     }
     case EV_END:

@@ -15,7 +15,8 @@
  * name), step (z ticks delta, cost, operand, what), level (level), run (level, index, start,
  * effective, outcome name, reboot, reason, z ns), frame (function, func_idx, offset, file
  * ("" when unknown), line, more: a frame of the last run's backtrace, innermost first; more,
- * the frames left out after the last), end (z ticks delta). Deltas are against
+ * the frames left out after the last), stop (z ns: the clock at which the current run was
+ * stopped, itself; wd_prof_stop), end (z ticks delta). Deltas are against
  * the previous event's ticks and ns. Readers map codes to events and symbol kinds by the
  * names in the header, never by their own enum order, and skip events they do not know (the
  * payload size says how far). Symbol ids are given in order 0, 1, 2, ... */
@@ -56,6 +57,7 @@ void wd_trace_put_step(wd_trace_writer *w, uint64_t ticks, uint64_t cost, const 
 void wd_trace_put_level(wd_trace_writer *w, uint32_t level);
 void wd_trace_put_run_info(wd_trace_writer *w, const wd_prof_run_info *info);
 void wd_trace_put_frame(wd_trace_writer *w, const wd_prof_frame *f, uint32_t more);
+void wd_trace_put_stop(wd_trace_writer *w, int64_t ns);
 void wd_trace_put_end(wd_trace_writer *w, uint64_t ticks);
 
 typedef struct wd_trace_reader wd_trace_reader;

@@ -294,6 +294,49 @@ static void tick_limit(wd_prof_mode mode)
     CHECK_EQ(ctx.live, 0);
 }
 
+/* wd_prof_stop: a run stopped (Ctrl-C, --max-ticks) closes its open calls at the clock it
+ * was stopped at, not at their last event's; without it, at the last event's. */
+static void stopped_loop(bool stop, int64_t *ns)
+{
+    *ns = -1;
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_prof *p = new_prof(&ctx, WD_PROF_FULL, 0);
+    uint32_t entry = wd_prof_symbol(p, WD_PROF_ENTRY, 0, "kernel_run", 10), loop = fn(p, "loop");
+    wd_prof_level(p, 0);
+    wd_prof_call(p, 101, 1000, entry);
+    wd_prof_call(p, 110, 2000, loop); /* then it loops, no event, for 3 s */
+    if (stop)
+        wd_prof_stop(p, 3000002000);
+    wd_prof_run_info info = {0, 0, 100, 999, WD_PROF_STUCK, false, "interrupted", 0, NULL, 0, 0};
+    wd_prof_run_info_add(p, &info);
+    wd_prof_end(p, 2000);
+    wd_prof_func *fs;
+    uint32_t n;
+    wd_error err;
+    wd_error_clear(&err);
+    if (wd_prof_functions(p, UINT32_MAX, false, &fs, &n, &err) == WD_OK) {
+        for (uint32_t i = 0; i < n; i++) {
+            wd_prof_sym_info s;
+            wd_prof_symbol_get(p, fs[i].sym, &s);
+            if (strcmp(s.name, "loop") == 0)
+                *ns = fs[i].total_ns;
+        }
+        wd_free(&ctx, fs);
+    }
+    wd_prof_free(p);
+    CHECK_EQ(ctx.live, 0);
+}
+
+TEST(prof_stop_closes_at_its_clock)
+{
+    int64_t with = 0, without = 0;
+    stopped_loop(true, &with);
+    stopped_loop(false, &without);
+    CHECK_EQ(with, 3000000000);
+    CHECK_EQ(without, 0);
+}
+
 TEST(prof_tick_limit_full)
 {
     tick_limit(WD_PROF_FULL);
