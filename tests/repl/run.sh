@@ -149,9 +149,13 @@ determinism stack-overflow "$SHARED/kernels/stack_overflow.wasm" \
 
 # ---- 3. source lines in bt ----------------------------------------------------------------
 
+# (compiled and linked in two steps: clang would run binaryen's wasm-opt, when installed,
+# which drops the name section: kernels/Makefile)
 if command -v clang >/dev/null 2>&1 && command -v wasm-ld >/dev/null 2>&1 &&
-    clang --target=wasm32 -O1 -g -nostdlib -Wl,--no-entry -Wl,--export=kernel_run \
-        -o "$TMP/counter-g.wasm" kernels/counter/counter.c >/dev/null 2>&1; then
+    clang --target=wasm32 -O1 -g -nostdlib -c -o "$TMP/counter-g.o" kernels/counter/counter.c \
+        >/dev/null 2>&1 &&
+    wasm-ld --no-entry --export=kernel_run -o "$TMP/counter-g.wasm" "$TMP/counter-g.o" \
+        >/dev/null 2>&1; then
     out=$(printf 'load inputs\nbreak do_mint\ncontinue\nbt\n' |
         "$wasmdbg" debug "$TMP/counter-g.wasm" --inputs kernels/counter/counter.inputs.json 2>&1)
     if grep -Eq '^#0 +do_mint \(func\[[0-9]+\]\) at 0x[0-9a-f]+ \(.*counter\.c:[0-9]+\)$' <<<"$out" &&
