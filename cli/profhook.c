@@ -538,20 +538,12 @@ static void print_run(wbuf *t, const wd_prof *p, uint32_t i, bool with_time)
     } else if (r.frame_count > 0) { /* the PVM's, with source lines: as `run` prints it */
         wb_str(t, "backtrace (innermost first):\n");
         for (uint32_t k = 0; k < r.frame_count; k++) {
-            const wd_prof_frame *f = &r.frames[k];
-            char line[64];
-            snprintf(line, sizeof line, " at 0x%x", f->offset);
+            char text[WD_CLI_FRAME_TEXT];
+            wd_cli_frame_text(&r.frames[k], text, sizeof text);
             wb_str(t, "  #");
             tx_u64(t, k, 0);
             wb_bytes(t, " ", 1);
-            wb_str(t, f->function);
-            wb_str(t, line);
-            if (f->file != NULL) {
-                wb_str(t, " (");
-                wb_str(t, f->file);
-                snprintf(line, sizeof line, ":%u)", f->line);
-                wb_str(t, line);
-            }
+            wb_str(t, text);
             wb_bytes(t, "\n", 1);
         }
         if (r.frames_more > 0) {

@@ -83,16 +83,22 @@ uint32_t wd_cli_backtrace_frames(const wd_run_report *x, wd_srcloc *loc, const w
     return x->backtrace_count;
 }
 
+void wd_cli_frame_text(const wd_prof_frame *f, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s at 0x%x", f->function, f->offset);
+    if (f->file != NULL && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s:%u)", f->file, f->line);
+}
+
 void wd_cli_print_backtrace(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
                             const char *indent)
 {
     wd_prof_frame fr[WD_RUN_FRAMES];
     uint32_t n = wd_cli_backtrace_frames(x, loc, m, fr);
     for (uint32_t i = 0; i < n; i++) {
-        printf("%s#%u %s at 0x%x", indent, i, fr[i].function, fr[i].offset);
-        if (fr[i].file != NULL)
-            printf(" (%s:%u)", fr[i].file, fr[i].line);
-        printf("\n");
+        char text[WD_CLI_FRAME_TEXT];
+        wd_cli_frame_text(&fr[i], text, sizeof text);
+        printf("%s#%u %s\n", indent, i, text);
     }
     if (x->backtrace_more > 0)
         printf("%s... %u more frames\n", indent, x->backtrace_more);
