@@ -14,8 +14,10 @@
 
 #define PAGE_SIZE 65536u
 #define MAX_PAGES 65536u
-/* Tables hold 8 bytes per element; growing one past this many elements fails (table.grow
- * returns -1), as the spec allows an implementation to limit it. */
+/* Tables hold 8 bytes per element: all the tables of a store together hold at most this
+ * many (80 MB). Instantiating past it is an error, and table.grow past it returns -1, as
+ * the spec allows an implementation to limit them. The limit is on the store, not on
+ * each table: a module of a few bytes may define thousands of tables. */
 #define TABLE_LIMIT 10000000u
 
 enum { OBJ_FUNC, OBJ_MEMORY, OBJ_TABLE, OBJ_GLOBAL, OBJ_INSTANCE };
@@ -28,6 +30,7 @@ typedef struct store_obj {
 struct wd_store {
     wd_ctx *ctx;
     WD_VEC(store_obj) objs;
+    uint64_t table_elems; /* the sizes of its tables, summed: at most TABLE_LIMIT */
 };
 
 /* A memory and how its bytes are held. Linear memory is one mapping reserved up to the
@@ -44,8 +47,9 @@ typedef struct memory_obj {
 } memory_obj;
 
 typedef struct table_obj {
-    wd_table tab; /* first: a wd_table * is a table_obj * */
-    uint32_t cap; /* elements allocated */
+    wd_table tab;    /* first: a wd_table * is a table_obj * */
+    uint32_t cap;    /* elements allocated */
+    uint64_t *total; /* its store's table_elems */
 } table_obj;
 
 wd_store *wd_store_new(wd_ctx *ctx)
@@ -397,12 +401,19 @@ wd_status wd_store_table(wd_store *s, wd_tabletype type, wd_table **out, wd_erro
     const wd_limits *l = &type.limits;
     if (l->min > UINT32_MAX || (l->has_max && l->max < l->min))
         return wd_fail(err, WD_ERR_USAGE, 0, "invalid table type");
-    if (l->min > TABLE_LIMIT)
-        return wd_fail(err, WD_ERR_NOMEM, 0, "table of %llu elements exceeds the limit of %u",
-                       (unsigned long long)l->min, TABLE_LIMIT);
+    if (l->min > TABLE_LIMIT - s->table_elems) {
+        if (s->table_elems == 0)
+            return wd_fail(err, WD_ERR_NOMEM, 0, "table of %llu elements exceeds the limit of %u",
+                           (unsigned long long)l->min, TABLE_LIMIT);
+        return wd_fail(err, WD_ERR_NOMEM, 0,
+                       "table of %llu elements exceeds the limit of %u elements in all tables "
+                       "(%llu in use)",
+                       (unsigned long long)l->min, TABLE_LIMIT, (unsigned long long)s->table_elems);
+    }
     table_obj *to = wd_calloc(s->ctx, 1, sizeof *to);
     if (to == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    to->total = &s->table_elems;
     to->tab.type = type;
     to->tab.max = l->has_max ? (uint32_t)WD_MIN(l->max, UINT32_MAX) : UINT32_MAX;
     if (!table_reserve(s->ctx, to, l->min)) {
@@ -413,6 +424,7 @@ wd_status wd_store_table(wd_store *s, wd_tabletype type, wd_table **out, wd_erro
         memset(to->tab.elems, 0, (size_t)l->min * sizeof *to->tab.elems);
     to->tab.size = (uint32_t)l->min;
     WD_TRY(adopt(s, OBJ_TABLE, to, err));
+    s->table_elems += l->min;
     *out = &to->tab;
     return WD_OK;
 }
@@ -421,13 +433,14 @@ int64_t wd_table_grow(wd_ctx *ctx, wd_table *tab, uint64_t delta, uint64_t init)
 {
     table_obj *to = (table_obj *)tab;
     uint32_t old = tab->size;
-    if (delta > (uint64_t)(tab->max - old) || old + delta > TABLE_LIMIT)
+    if (delta > (uint64_t)(tab->max - old) || delta > TABLE_LIMIT - *to->total)
         return -1;
     if (!table_reserve(ctx, to, old + delta))
         return -1;
     for (uint64_t i = old; i < old + delta; i++)
         tab->elems[i] = init;
     tab->size = (uint32_t)(old + delta);
+    *to->total += delta;
     return old;
 }
 

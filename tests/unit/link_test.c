@@ -245,6 +245,32 @@ TEST(link_table_grows_within_limits)
     CHECK_EQ(ctx.live, 0);
 }
 
+/* The limit of 10,000,000 elements is on all the tables of a store together: a module of a
+ * few bytes defines thousands of tables, which took 80 MB each. */
+TEST(link_tables_share_one_limit)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_store *s = wd_store_new(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    wd_table *a, *b, *c;
+    CHECK_EQ(wd_store_table(s, (wd_tabletype){WD_FUNCREF, {6000000, 0, false}}, &a, &err), WD_OK);
+    CHECK_EQ(wd_store_table(s, (wd_tabletype){WD_FUNCREF, {6000000, 0, false}}, &b, &err),
+             WD_ERR_NOMEM);
+    CHECK(strcmp(err.msg, "table of 6000000 elements exceeds the limit of 10000000 elements in "
+                          "all tables (6000000 in use)") == 0);
+    wd_error_clear(&err);
+    CHECK_EQ(wd_store_table(s, (wd_tabletype){WD_EXTERNREF, {3999990, 0, false}}, &b, &err), WD_OK);
+    CHECK_EQ(wd_store_table(s, (wd_tabletype){WD_EXTERNREF, {0, 0, false}}, &c, &err), WD_OK);
+    CHECK_EQ(wd_table_grow(&ctx, c, 11, 0), -1); /* 10 are left */
+    CHECK_EQ(wd_table_grow(&ctx, c, 10, 0), 0);
+    CHECK_EQ(wd_table_grow(&ctx, a, 1, 0), -1);
+    CHECK_EQ(wd_table_grow(&ctx, c, 0, 0), 10);
+    wd_store_free(s);
+    CHECK_EQ(ctx.live, 0);
+}
+
 /* A module importing a table, a memory and an i32 global, with 2 functions, 2 globals,
  * 3 element segments and 3 data segments. */
 typedef struct modfix {
