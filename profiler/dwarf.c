@@ -165,13 +165,20 @@ static bool v5_table(wd_dwarf_lines *l, rd *r, const wd_dwarf_sections *s, bool 
     uint8_t nfmt = (uint8_t)rd_n(r, 1);
     uint64_t types[32], forms[32];
     if (nfmt > 32)
+        r->bad = true;
+    if (r->bad)
         return false;
     for (uint8_t i = 0; i < nfmt; i++) {
         types[i] = rd_uleb(r);
         forms[i] = rd_uleb(r);
     }
+    /* Every form takes a byte at least (an unknown one is an error): entries that could not
+     * all be read, or that are made of nothing, are a broken table, not a million names made
+     * of a few bytes. */
     uint64_t count = rd_uleb(r);
-    if (r->bad || count > MAX_FILES)
+    if (count > MAX_FILES || (count > 0 && (nfmt == 0 || count > (uint64_t)(r->end - r->p))))
+        r->bad = true;
+    if (r->bad)
         return false;
     for (uint64_t k = 0; k < count && !r->bad; k++) {
         const char *path = "", *str;
@@ -211,7 +218,8 @@ static bool read_tables(wd_dwarf_lines *l, rd *r, header *h, const wd_dwarf_sect
         const char *d = rd_cstr(r);
         if (*d == '\0')
             break;
-        ok = WD_VEC_PUSH(l->ctx, &dirs, d) && dirs.count < MAX_FILES;
+        ok = WD_VEC_PUSH(l->ctx, &dirs, d);
+        r->bad = r->bad || dirs.count > MAX_FILES;
     }
     while (ok && !r->bad) {
         const char *name = rd_cstr(r);
@@ -222,8 +230,8 @@ static bool read_tables(wd_dwarf_lines *l, rd *r, header *h, const wd_dwarf_sect
         (void)rd_uleb(r); /* length */
         const char *full = join(l, dir != 0 && dir <= dirs.count ? dirs.data[dir - 1] : NULL,
                                 name);
-        ok = full != NULL && WD_VEC_PUSH(l->ctx, &l->files, full) &&
-             l->files.count - h->file_base < MAX_FILES;
+        ok = full != NULL && WD_VEC_PUSH(l->ctx, &l->files, full);
+        r->bad = r->bad || l->files.count - h->file_base > MAX_FILES;
     }
     WD_VEC_FREE(l->ctx, &dirs);
     h->files_from_zero = false;

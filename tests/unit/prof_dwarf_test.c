@@ -223,3 +223,44 @@ TEST(prof_dwarf_damage)
     teardown(&x);
     CHECK_EQ(x.vm.ctx.live, 0);
 }
+
+/* A DWARF 5 unit whose directory table (then file table) declares a million entries of no
+ * bytes at all (no entry formats), or more entries than bytes left: a broken table, not a
+ * million names (24 MB for the 40 bytes of a unit, per unit). */
+TEST(prof_dwarf_entry_counts_bounded)
+{
+    static const uint8_t head[] = {
+        5,    0,                                          /* version */
+        4,    0,                                          /* address size, segment selector size */
+        0,    0,  0,  0,                                  /* header length: set below */
+        1,    1,  1,                                      /* min_inst, max ops, default_is_stmt */
+        0xfb, 14, 13, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1, /* line base and range, opcodes */
+    };
+    static const uint8_t tables[3][12] = {
+        {0, 0xc0, 0x84, 0x3d, 0, 0},                  /* 1,000,000 dirs of no format */
+        {1, 1, 0x08, 1, 'a', 0, 0, 0xc0, 0x84, 0x3d}, /* 1 dir; 1,000,000 files of none */
+        {1, 1, 0x08, 0xc0, 0x84, 0x3d, 'a', 0},       /* 1,000,000 dirs: one byte left */
+    };
+    static const uint8_t sizes[3] = {6, 10, 8};
+    for (int k = 0; k < 3; k++) {
+        uint8_t unit[64];
+        size_t n = 4;
+        memcpy(unit + n, head, sizeof head);
+        n += sizeof head;
+        memcpy(unit + n, tables[k], sizes[k]);
+        n += sizes[k];
+        unit[0] = (uint8_t)(n - 4), unit[1] = unit[2] = unit[3] = 0;
+        unit[8] = (uint8_t)(n - 12); /* from after the header length to the program: none */
+        wd_test_meter meter;
+        wd_ctx ctx;
+        wd_test_ctx_metered(&ctx, &meter, (size_t)1 << 20);
+        wd_dwarf_sections s = {unit, n, NULL, 0, NULL, 0};
+        wd_dwarf_lines *l = NULL;
+        wd_error err;
+        wd_error_clear(&err);
+        CHECK_EQ(wd_dwarf_lines_parse(&ctx, &s, &l, &err), WD_ERR_MALFORMED);
+        CHECK_STR_CONTAINS(err.msg, "bad directory or file table");
+        CHECK(meter.asked < 65536);
+        CHECK_EQ(ctx.live, 0);
+    }
+}

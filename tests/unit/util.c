@@ -38,6 +38,27 @@ uint8_t *wd_test_read_file(const char *path, size_t *size)
     return buf;
 }
 
+static void *metered_realloc(void *ud, void *ptr, size_t size)
+{
+    wd_test_meter *m = ud;
+    if (size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (size > m->limit - WD_MIN(m->asked, m->limit))
+        return NULL;
+    m->asked += size;
+    return realloc(ptr, size);
+}
+
+void wd_test_ctx_metered(wd_ctx *ctx, wd_test_meter *m, size_t limit)
+{
+    wd_ctx_init(ctx);
+    *m = (wd_test_meter){0, limit};
+    ctx->realloc_fn = metered_realloc;
+    ctx->ud = m;
+}
+
 bool wd_test_vm_start(wd_test_vm *v, const uint8_t *bytes, size_t size, const char *model, bool pvm,
                       bool no_fuse)
 {
