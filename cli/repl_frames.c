@@ -231,21 +231,26 @@ void wd_repl_locals(wd_repl *r)
     const wd_module *m = f->inst->module;
     uint32_t idx = f->code->func_idx;
     const wd_funcdef *def = idx < m->func_count ? &m->funcs[idx] : NULL;
-    const char **names = m->names.locals != NULL ? m->names.locals[idx] : NULL;
-    uint32_t named = names != NULL && m->names.local_counts != NULL ? m->names.local_counts[idx] : 0;
     uint32_t params = f->type->param_count, locals = def != NULL ? def->local_count : 0;
     char buf[48];
     printf("Frame %u, %s: %u param%s, %u local%s\n", r->frame,
            wd_repl_func_name(m, idx, buf, sizeof buf), params, params == 1 ? "" : "s", locals,
            locals == 1 ? "" : "s");
-    uint32_t slot = 0;
+    uint32_t slot = 0, group = 0, left = 0; /* the group of local i - params, left in it */
     for (uint32_t i = 0; i < params + locals; i++) {
-        uint8_t t = i < params ? f->type->params[i] : def->local_types[i - params];
+        if (i >= params && left == 0) {
+            while (def->local_decls[group].count == 0)
+                group++;
+            left = def->local_decls[group++].count;
+        }
+        uint8_t t = i < params ? f->type->params[i] : def->local_decls[group - 1].type;
+        left -= i >= params;
         if (slot + (t == WD_V128 ? 2u : 1u) > f->code->local_slots)
             break;
         printf("  %s %u", i < params ? "param" : "local", i);
-        if (i < named && names[i] != NULL)
-            printf(" %s", names[i]);
+        const char *name = wd_module_local_name(m, idx, i);
+        if (name != NULL)
+            printf(" %s", name);
         printf(": %s = ", wd_valtype_name(t));
         print_typed(t, &fr->fp[slot]);
         printf("\n");

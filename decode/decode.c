@@ -27,7 +27,7 @@
 #include <string.h>
 
 /* Declared locals per function. The spec allows 2^32-1; this engine limit (the JS API's)
- * bounds the flattened local_types array a few bytes of input could ask for. */
+ * bounds the frame of a call and the translator's array of a body's local types. */
 #define MAX_LOCALS 50000u
 #define MAX_PAGES  65536u
 
@@ -614,15 +614,21 @@ static wd_status read_datacount_section(decoder *d)
     return wd_read_u32(&d->r, &d->datacount);
 }
 
-/* Local declarations: (count, type) groups. Read twice: to check them and size the
- * flattened array, then to fill it. */
+/* Local declarations: (count, type) groups, kept as such (module.h). Their number is
+ * bounded by the bytes left before anything is allocated; their total by MAX_LOCALS. */
 static wd_status read_locals(decoder *d, uint32_t func_idx, wd_funcdef *f)
 {
     size_t at = d->r.pos;
     uint32_t groups = 0;
     uint64_t total = 0;
     WD_TRY(read_len(d, &groups));
-    size_t first = d->r.pos;
+    wd_localdecl *decls = NULL;
+    if (f != NULL && groups != 0) { /* not for an extra body: reported at the end */
+        decls = arena_array(d, groups, sizeof *decls);
+        if (decls == NULL)
+            return nomem(d);
+    }
+    uint32_t zero_tail = 0;
     for (uint32_t i = 0; i < groups; i++) {
         uint32_t n = 0;
         uint8_t t = 0;
@@ -630,34 +636,20 @@ static wd_status read_locals(decoder *d, uint32_t func_idx, wd_funcdef *f)
         uint32_t tat = here(d);
         WD_TRY(read_valtype(d, &t));
         total += n;
+        zero_tail = n == 0 ? zero_tail + 1 : 0;
+        if (decls != NULL)
+            decls[i] = (wd_localdecl){n, t};
         if (n != 0 && (t == WD_F32 || t == WD_F64) && f != NULL && d->local_float[func_idx] == 0)
             d->local_float[func_idx] = tat;
     }
     if (total > MAX_LOCALS)
         return wd_fail(d->err, WD_ERR_MALFORMED, at, "too many locals");
-    if (f == NULL)
-        return WD_OK; /* an extra body: the counts mismatch, reported at the end */
-    uint8_t *types = arena_array(d, total, 1);
-    if (total != 0 && types == NULL)
-        return nomem(d);
-    size_t end = d->r.pos, k = 0;
-    d->r.pos = first;
-    f->local_groups = groups;
-    f->local_zero_tail = 0;
-    for (uint32_t i = 0; i < groups; i++) {
-        uint32_t n = 0;
-        uint8_t t = 0;
-        WD_TRY(wd_read_u32(&d->r, &n));
-        WD_TRY(read_valtype(d, &t));
-        if (n != 0) /* types is NULL when there are none */
-            memset(types + k, t, n);
-        k += n;
-        f->local_zero_tail = n == 0 && k == total ? f->local_zero_tail + 1 : 0;
+    if (f != NULL) {
+        f->local_groups = groups;
+        f->local_zero_tail = zero_tail;
+        f->local_count = (uint32_t)total;
+        f->local_decls = decls;
     }
-    WD_ASSERT(d->r.pos == end && k == total);
-    (void)end;
-    f->local_count = (uint32_t)total;
-    f->local_types = types;
     return WD_OK;
 }
 

@@ -73,3 +73,19 @@ const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, siz
     }
     return buf;
 }
+
+const char *wd_module_local_name(const wd_module *m, uint32_t func, uint32_t local)
+{
+    if (m->names.locals == NULL || func >= m->func_count || m->names.locals[func] == NULL)
+        return NULL;
+    const wd_local_name *names = m->names.locals[func];
+    uint32_t lo = 0, hi = m->names.local_counts[func];
+    while (lo < hi) { /* sorted by index */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (names[mid].idx < local)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->names.local_counts[func] && names[lo].idx == local ? names[lo].name : NULL;
+}

@@ -95,14 +95,22 @@ typedef struct wd_export {
     uint32_t idx;
 } wd_export;
 
-/* Functions in index space order: imported ones first (code == NULL). */
+/* A group of a body's local declarations: `count` locals of type `type`. */
+typedef struct wd_localdecl {
+    uint32_t count;
+    uint8_t type;
+} wd_localdecl;
+
+/* Functions in index space order: imported ones first (code == NULL). The locals are kept
+ * as declared, in groups: a few bytes of a body may declare 50,000 locals, and a module
+ * thousands of such bodies (the translator spells them out one body at a time). */
 typedef struct wd_funcdef {
     uint32_t type_idx;
     uint32_t body_offset, body_size; /* the code-section entry's body, after its size */
     uint32_t local_count;            /* declared locals (params not included) */
     uint32_t local_groups;           /* (count, type) groups declaring them */
     uint32_t local_zero_tail;        /* groups of count 0 after the last local */
-    const uint8_t *local_types;      /* local_count types */
+    const wd_localdecl *local_decls; /* the local_groups groups; NULL when there are none */
     wd_code *code;                   /* translated code; NULL for imports */
 } wd_funcdef;
 
@@ -138,12 +146,18 @@ typedef struct wd_custom {
     const uint8_t *data;   /* a copy of the payload */
 } wd_custom;
 
+/* A local's name; its index counts the function's parameters first. */
+typedef struct wd_local_name {
+    uint32_t idx;
+    const char *name;
+} wd_local_name;
+
 /* Names from the `name` custom section; any field may be empty. */
 typedef struct wd_names {
     const char *module;
-    const char **funcs;   /* func_count entries (NULL where unnamed) */
-    const char ***locals; /* func_count entries, each NULL or an array of local names */
-    const uint32_t *local_counts;
+    const char **funcs;           /* func_count entries (NULL where unnamed) */
+    const wd_local_name **locals; /* func_count entries: NULL, or the named locals by index */
+    const uint32_t *local_counts; /* func_count entries: the named locals of each */
 } wd_names;
 
 typedef struct wd_module {
@@ -193,5 +207,8 @@ int64_t wd_module_find_export(const wd_module *m, const char *name, uint8_t kind
 
 /* The function's display name: its name-section entry, else "func[idx]" written to buf. */
 const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, size_t size);
+
+/* The name-section name of local `local` (parameters first) of function `func`, or NULL. */
+const char *wd_module_local_name(const wd_module *m, uint32_t func, uint32_t local);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "decode/reader.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool wd_utf8_valid(const uint8_t *s, size_t size)
@@ -63,8 +64,9 @@ static wd_status nomem(names_parser *p)
     return wd_fail(p->err, WD_ERR_NOMEM, 0, "out of memory");
 }
 
-/* Reads a name; *out is a NUL-terminated copy in the arena. MALFORMED when the name is
- * cut short or not UTF-8 (the caller drops the rest of the subsection). */
+/* Reads a name; *out is a NUL-terminated copy in the arena, or with out NULL nothing is
+ * kept. MALFORMED when the name is cut short or not UTF-8 (the caller drops the rest of
+ * the subsection). */
 static wd_status read_name(names_parser *p, const char **out)
 {
     uint32_t len = 0;
@@ -73,6 +75,8 @@ static wd_status read_name(names_parser *p, const char **out)
     WD_TRY(wd_read_bytes(&p->r, len, &bytes));
     if (!wd_utf8_valid(bytes, len))
         return WD_ERR_MALFORMED;
+    if (out == NULL)
+        return WD_OK;
     char *s = wd_arena_alloc(&p->m->arena, (size_t)len + 1);
     if (s == NULL)
         return nomem(p);
@@ -98,34 +102,98 @@ static wd_status read_name_map(names_parser *p, const char **names, uint32_t cou
     return WD_OK;
 }
 
-/* Local names: vec of (function index, name map of its locals, parameters included). */
+static int compare_keys(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Keeps the `count` names of names[] (entry k naming local keys[k] >> 32) as function
+ * fidx's: sorted by index, the first of a repeated index kept. */
+static wd_status keep_local_names(names_parser *p, uint32_t fidx, uint64_t *keys,
+                                  const char **names, uint32_t count)
+{
+    for (uint32_t k = 0; k < count; k++)
+        keys[k] |= k; /* the entry's order under its index: qsort is not stable */
+    qsort(keys, count, sizeof *keys, compare_keys);
+    wd_local_name *out = wd_arena_alloc(&p->m->arena, (size_t)count * sizeof *out);
+    if (out == NULL)
+        return nomem(p);
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t idx = (uint32_t)(keys[k] >> 32);
+        if (kept == 0 || out[kept - 1].idx != idx)
+            out[kept++] = (wd_local_name){idx, names[(uint32_t)keys[k]]};
+    }
+    p->m->names.locals[fidx] = out;
+    p->local_counts[fidx] = kept;
+    return WD_OK;
+}
+
+/* The name map of function fidx's locals (parameters first; indices below `total` only),
+ * kept with keep_local_names when `keep`. It is read twice: to count the names it holds,
+ * then to keep them, so that what is allocated follows the bytes of the map and not the
+ * locals the function declares (7 bytes of a body declare 50,000). A map cut short keeps
+ * the names before the cut, and its error ends the subsection. */
+static wd_status read_local_map(names_parser *p, uint32_t fidx, uint64_t total, bool keep)
+{
+    size_t start = p->r.pos;
+    uint32_t n = 0, entries = 0, named = 0;
+    WD_TRY(wd_read_u32(&p->r, &n));
+    wd_status st = WD_OK;
+    for (; entries < n; entries++) { /* each entry takes at least 2 bytes: bounded */
+        uint32_t idx = 0;
+        st = wd_read_u32(&p->r, &idx);
+        if (st == WD_OK)
+            st = read_name(p, NULL);
+        if (st != WD_OK)
+            break;
+        named += idx < total;
+    }
+    if (!keep || named == 0)
+        return st;
+    size_t end = p->r.pos;
+    uint64_t *keys = wd_alloc(p->m->ctx, (size_t)named * sizeof *keys);
+    const char **names = wd_alloc(p->m->ctx, (size_t)named * sizeof *names);
+    wd_status kst = keys != NULL && names != NULL ? WD_OK : nomem(p);
+    p->r.pos = start;
+    (void)wd_read_u32(&p->r, &n); /* read above */
+    for (uint32_t i = 0, k = 0; kst == WD_OK && i < entries; i++) {
+        uint32_t idx = 0;
+        (void)wd_read_u32(&p->r, &idx);
+        if (idx < total) {
+            keys[k] = (uint64_t)idx << 32;
+            kst = read_name(p, &names[k++]);
+        } else {
+            kst = read_name(p, NULL);
+        }
+    }
+    if (kst == WD_OK)
+        kst = keep_local_names(p, fidx, keys, names, named);
+    wd_free(p->m->ctx, keys);
+    wd_free(p->m->ctx, names);
+    p->r.pos = end;
+    return kst != WD_OK ? kst : st;
+}
+
+/* Local names: vec of (function index, name map of its locals, parameters included). A
+ * second map for a function already named is read and dropped. */
 static wd_status read_local_names(names_parser *p)
 {
     wd_module *m = p->m;
-    wd_names *nm = &m->names;
     uint32_t n = 0;
     WD_TRY(wd_read_u32(&p->r, &n));
     for (uint32_t i = 0; i < n; i++) {
         uint32_t fidx = 0;
         WD_TRY(wd_read_u32(&p->r, &fidx));
-        const char **locals = NULL;
-        uint32_t count = 0;
+        uint64_t total = 0;
+        bool keep = false;
         if (fidx < m->func_count) {
             const wd_funcdef *f = &m->funcs[fidx];
-            uint64_t total = (uint64_t)m->types[f->type_idx].param_count + f->local_count;
-            if (nm->locals[fidx] == NULL && total > 0 && total <= UINT32_MAX) {
-                locals = wd_arena_alloc(&m->arena, (size_t)total * sizeof *locals);
-                if (locals == NULL)
-                    return nomem(p);
-                nm->locals[fidx] = locals;
-                p->local_counts[fidx] = (uint32_t)total;
-            }
-            locals = nm->locals[fidx];
-            count = nm->local_counts[fidx];
+            total = (uint64_t)m->types[f->type_idx].param_count + f->local_count;
+            keep = m->names.locals[fidx] == NULL;
         }
-        /* a map for a function with no locals or out of range is read and dropped */
-        const char *dummy = NULL;
-        WD_TRY(read_name_map(p, locals != NULL ? locals : &dummy, locals != NULL ? count : 0));
+        WD_TRY(read_local_map(p, fidx, total, keep));
     }
     return WD_OK;
 }

@@ -2190,14 +2190,17 @@ static wd_status check_locals(xlate *x, const wd_funcdef *fd)
     uint32_t params = x->type->param_count;
     if (params != 0)
         memcpy(x->ltypes, x->type->params, params);
-    if (fd->local_count != 0)
-        memcpy(x->ltypes + params, fd->local_types, fd->local_count);
-    for (uint32_t i = 0; i < fd->local_count; i++) {
-        uint8_t t = fd->local_types[i];
-        if (t == WD_V128)
+    uint8_t *lt = x->ltypes + params;
+    for (uint32_t g = 0; g < fd->local_groups; g++) {
+        const wd_localdecl *ld = &fd->local_decls[g];
+        if (ld->count == 0)
+            continue;
+        if (ld->type == WD_V128)
             return unsupported_simd(x);
-        if (x->pvm && is_float(t))
-            return forbidden_float(x, t == WD_F32 ? "f32 local" : "f64 local");
+        if (x->pvm && is_float(ld->type))
+            return forbidden_float(x, ld->type == WD_F32 ? "f32 local" : "f64 local");
+        memset(lt, ld->type, ld->count);
+        lt += ld->count;
     }
     return WD_OK;
 }

@@ -4,6 +4,7 @@
 #include "decode/names.h"
 #include "decode/reader.h"
 #include "tests/unit/test.h"
+#include "tests/unit/util.h"
 
 #include <stdlib.h>
 
@@ -165,14 +166,15 @@ static void check_full_funcs(const wd_module *m, const uint8_t *bytes)
     const wd_funcdef *add = &m->funcs[2];
     CHECK_EQ(add->type_idx, 2);
     CHECK_EQ(add->local_count, 3);
-    CHECK(add->local_types[0] == WD_I64 && add->local_types[1] == WD_I32);
-    CHECK(add->local_types[2] == WD_I32);
+    CHECK_EQ(add->local_groups, 2);
+    CHECK(add->local_decls[0].count == 1 && add->local_decls[0].type == WD_I64);
+    CHECK(add->local_decls[1].count == 2 && add->local_decls[1].type == WD_I32);
     /* the body: the entry after its size, locals included, ending with `end` */
     CHECK_EQ(add->body_offset, 0xdd);
     CHECK_EQ(bytes[add->body_offset], 2); /* two local groups */
     CHECK_EQ(bytes[add->body_offset + add->body_size - 1], 0x0b);
     CHECK_EQ(m->funcs[1].local_count, 0);
-    CHECK(m->funcs[1].local_types == NULL);
+    CHECK(m->funcs[1].local_decls == NULL);
     CHECK(m->has_start && m->start_idx == 1);
 }
 
@@ -237,9 +239,11 @@ static void check_full_exports_names(const wd_module *m)
     CHECK(strcmp(wd_module_func_name(m, 12345, buf, 8), "func[12") == 0); /* cut as snprintf */
     buf[0] = 'x';
     CHECK(wd_module_func_name(m, 12345, buf, 0) == buf && buf[0] == 'x');
-    CHECK(m->names.locals[2] != NULL && m->names.local_counts[2] == 5);
-    CHECK(strcmp(m->names.locals[2][0], "a") == 0 && strcmp(m->names.locals[2][3], "y") == 0);
-    CHECK(m->names.locals[2][4] == NULL && m->names.locals[1] == NULL);
+    CHECK(m->names.locals[2] != NULL && m->names.local_counts[2] == 4); /* of 5 locals */
+    CHECK(strcmp(wd_module_local_name(m, 2, 0), "a") == 0);
+    CHECK(strcmp(wd_module_local_name(m, 2, 3), "y") == 0);
+    CHECK(wd_module_local_name(m, 2, 4) == NULL && m->names.locals[1] == NULL);
+    CHECK(wd_module_local_name(m, 1, 0) == NULL && wd_module_local_name(m, 99, 0) == NULL);
     /* C.refs: ref.func in globals and segments, exported functions; not bodies */
     static const uint8_t declared[5] = {0, 1, 1, 1, 0};
     for (int i = 0; i < 5; i++)
@@ -278,7 +282,7 @@ TEST(decode_name_subsections_in_any_order)
     CHECK(m->names.module != NULL && strcmp(m->names.module, "m") == 0);
     CHECK(strcmp(m->names.funcs[0], "a") == 0 && strcmp(m->names.funcs[1], "b") == 0);
     CHECK(m->names.locals[0] == NULL && m->names.local_counts[1] == 1);
-    CHECK(strcmp(m->names.locals[1][0], "p") == 0);
+    CHECK(strcmp(wd_module_local_name(m, 1, 0), "p") == 0);
     wd_module_free(m);
     CHECK_EQ(ctx.live, 0);
 }
@@ -291,7 +295,7 @@ TEST(decode_broken_name_section_is_ignored)
     wd_error err;
     CHECK_EQ(decode(&ctx, names_broken, sizeof names_broken, false, &m, &err), WD_OK);
     CHECK(strcmp(m->names.funcs[0], "a") == 0 && m->names.funcs[1] == NULL);
-    CHECK(m->names.locals[0] != NULL && m->names.locals[0][0] == NULL);
+    CHECK(m->names.locals[0] == NULL && wd_module_local_name(m, 0, 0) == NULL);
     CHECK(m->names.module != NULL && strcmp(m->names.module, "m") == 0);
     wd_module_free(m);
     CHECK_EQ(ctx.live, 0);
@@ -511,7 +515,8 @@ TEST(decode_empty_local_groups)
     wd_module *m;
     wd_error err;
     CHECK_EQ(decode(&ctx, bytes, sizeof bytes, false, &m, &err), WD_OK);
-    CHECK(m->funcs[0].local_count == 0 && m->funcs[0].local_types == NULL);
+    CHECK(m->funcs[0].local_count == 0 && m->funcs[0].local_groups == 2);
+    CHECK(m->funcs[0].local_zero_tail == 2);
     CHECK(m->funcs[0].body_offset == 22 && m->funcs[0].body_size == 6);
     wd_module_free(m);
     CHECK_EQ(ctx.live, 0);
@@ -897,4 +902,54 @@ TEST(decode_leb64_every_length)
             CHECK_EQ(err.offset, 0);
         }
     }
+}
+
+/* 200 bodies of 6 bytes, each declaring 50,000 locals, and a name section naming the last
+ * local of each: what decoding allocates follows the bytes, not the locals declared (it
+ * took 10 MB of local types and 80 MB of local-name tables). */
+TEST(decode_locals_allocate_by_bytes)
+{
+    enum { FUNCS = 200 };
+    static uint8_t bytes[32 + FUNCS * 20];
+    size_t n = 0;
+    static const uint8_t head[] = {HDR,  0x01, 0x04, 0x01, 0x60, 0x00, 0x00, /* type () -> () */
+                                   0x03, 0xca, 0x01, 0xc8, 0x01};            /* 200 functions */
+    memcpy(bytes, head, sizeof head);
+    n = sizeof head;
+    for (int i = 0; i < FUNCS; i++)
+        bytes[n++] = 0x00;
+    static const uint8_t body[] = {0x06, 0x01, 0xd0, 0x86, 0x03, 0x7e, 0x0b}; /* 50000 i64 */
+    bytes[n++] = 0x0a;
+    bytes[n++] = 0xfa, bytes[n++] = 0x0a; /* 2 + 200 * 7 = 1402 bytes */
+    bytes[n++] = 0xc8, bytes[n++] = 0x01;
+    for (int i = 0; i < FUNCS; i++) {
+        memcpy(bytes + n, body, sizeof body);
+        n += sizeof body;
+    }
+    /* name: subsection 2, 200 maps of one entry (local 49999 named "x"): 8 bytes each */
+    // clang-format off
+    static const uint8_t names[] = {0x00, 0xca, 0x0c, 0x04, 'n', 'a', 'm', 'e', /* 1610 bytes */
+                                    0x02, 0xc2, 0x0c, 0xc8, 0x01}; /* 1602 bytes, 200 maps */
+    // clang-format on
+    memcpy(bytes + n, names, sizeof names);
+    n += sizeof names;
+    for (int i = 0; i < FUNCS; i++) {
+        uint8_t map[] = {
+            (uint8_t)(0x80 | (i & 0x7f)), (uint8_t)(i >> 7), 0x01, 0xcf, 0x86, 0x03, 0x01, 'x'};
+        memcpy(bytes + n, map, sizeof map);
+        n += sizeof map;
+    }
+    CHECK(n <= sizeof bytes);
+    wd_test_meter meter;
+    wd_ctx ctx;
+    wd_test_ctx_metered(&ctx, &meter, (size_t)8 << 20);
+    wd_module *m;
+    wd_error err;
+    CHECK_EQ(decode(&ctx, bytes, n, false, &m, &err), WD_OK);
+    CHECK(meter.asked < ((size_t)2 << 20));
+    CHECK_EQ(m->funcs[FUNCS - 1].local_count, 50000);
+    CHECK(strcmp(wd_module_local_name(m, FUNCS - 1, 49999), "x") == 0);
+    CHECK(wd_module_local_name(m, FUNCS - 1, 49998) == NULL);
+    wd_module_free(m);
+    CHECK_EQ(ctx.live, 0);
 }

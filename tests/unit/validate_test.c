@@ -23,6 +23,7 @@ typedef struct env {
     wd_elemseg elems[1];
     uint8_t declared[3];
     uint8_t params[16], results[16], locals[16];
+    wd_localdecl decls[16]; /* one per local */
     uint8_t bytes[8192];
     size_t size;
     wd_costs costs;
@@ -86,7 +87,10 @@ static void env_init(env *e, const char *params, const char *results, const char
     e->funcs[0].type_idx = 1;
     e->funcs[1].type_idx = 0;
     e->funcs[1].local_count = fill_types(e->locals, locals);
-    e->funcs[1].local_types = e->locals;
+    for (uint32_t i = 0; i < e->funcs[1].local_count; i++)
+        e->decls[i] = (wd_localdecl){1, e->locals[i]};
+    e->funcs[1].local_groups = e->funcs[1].local_count;
+    e->funcs[1].local_decls = e->decls;
     e->funcs[2].type_idx = 3;
     m->import_func_count = 1;
     m->func_count = 3;
@@ -851,8 +855,9 @@ TEST(validate_samples_are_valid)
     env_init(&e, "i", "", "");
     for (size_t i = 0; i < WD_ARRAY_COUNT(sample_bodies); i++) {
         const uint8_t *b = sample_bodies[i];
-        e.funcs[1].local_count = b[0] ? 1 : 0;
-        e.locals[0] = WD_I64;
+        e.funcs[1].local_count = e.funcs[1].local_groups = b[0] ? 1 : 0;
+        e.decls[0] = (wd_localdecl){1, WD_I64};
+        e.funcs[1].local_decls = e.decls;
         wd_status st = env_run(&e, b, sample_len(b));
         if (st != WD_OK)
             printf("  sample %zu: %s\n", i, e.err.msg);
