@@ -136,41 +136,63 @@ static wd_status installer_json(wd_cli_pvm *s, wd_error *err)
     return st;
 }
 
-/* The YAML form the SDK writes: `instructions:` then `- set:` items with `value:` and `to:`. */
+/* Replaces *dst (malloc'd or NULL) by a copy of src; false when out of memory. */
+static bool set_copy(char **dst, const char *src)
+{
+    char *c = strdup(src);
+    if (c == NULL)
+        return false;
+    free(*dst);
+    *dst = c;
+    return true;
+}
+
+/* The YAML form the SDK writes: `instructions:` then `- set:` items with `value:` and `to:`.
+ * Lines are read whole, however long (a value is hex: two characters a byte). */
 static wd_status installer_yaml(wd_cli_pvm *s, wd_error *err)
 {
     FILE *f = fopen(s->installer_path, "r");
     if (f == NULL)
         return wd_fail(err, WD_ERR_IO, 0, "%s: cannot open: %s", s->installer_path,
                        strerror(errno));
-    char line[8192], value[8192] = "", to[512] = "";
+    char *line = NULL, *value = NULL, *to = NULL;
+    size_t cap = 0;
     int n = 0, pending = 0;
     wd_status st = WD_OK;
-    while (st == WD_OK && fgets(line, sizeof line, f) != NULL) {
+    while (st == WD_OK && getline(&line, &cap, f) >= 0) {
         n++;
         char *p = line + strspn(line, " \t");
         p[strcspn(p, "\r\n")] = '\0';
+        bool ok = true;
         if (*p == '#' || *p == '\0' || strcmp(p, "instructions:") == 0)
             continue;
         if (strncmp(p, "- set:", 6) == 0) {
             if (pending)
-                st = installer_set(s, value, to, pending, err);
-            pending = n, value[0] = to[0] = '\0';
+                st = installer_set(s, value ? value : "", to ? to : "", pending, err);
+            pending = n;
+            free(value);
+            free(to);
+            value = to = NULL;
         } else if (pending && strncmp(p, "value:", 6) == 0) {
             char *v = p + 6 + strspn(p + 6, " \"'");
             v[strcspn(v, "\"' ")] = '\0';
-            snprintf(value, sizeof value, "%s", v);
+            ok = set_copy(&value, v);
         } else if (pending && strncmp(p, "to:", 3) == 0) {
             char *v = p + 3 + strspn(p + 3, " \"'");
             v[strcspn(v, "\"' ")] = '\0';
-            snprintf(to, sizeof to, "%s", v);
+            ok = set_copy(&to, v);
         } else {
             st = wd_fail(err, WD_ERR_USAGE, 0, "%s:%d: expected `- set:`, `value:` or `to:`",
                          s->installer_path, n);
         }
+        if (!ok)
+            st = wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }
     if (st == WD_OK && pending)
-        st = installer_set(s, value, to, pending, err);
+        st = installer_set(s, value ? value : "", to ? to : "", pending, err);
+    free(line);
+    free(value);
+    free(to);
     fclose(f);
     return st;
 }
