@@ -147,7 +147,10 @@ static void print_text(const wd_cli_pvm *s, wd_srcloc *loc, bool with_time)
                    (unsigned long long)x->phase[WD_PHASE_EVAL]);
             if (with_time && !is_stopped(s, x))
                 printf(", %.3f ms", x->seconds * 1e3);
-            printf("%s\n", x->reboot ? ", reboot" : "");
+            printf("%s\n", x->reboot           ? ", reboot"
+                           : x->reboot_refused ? ", reboot refused: the level had its 1000 reboots "
+                                                 "(/readonly/kernel/env/too_many_reboot)"
+                                               : "");
             if (is_stopped(s, x))
                 printf("    %s\n", x->reason);
             else if (x->outcome != WD_RUN_OK)
@@ -191,6 +194,8 @@ static int print_json(const wd_cli_pvm *s, wd_srcloc *loc, bool with_time)
                                    x->reboot);
             if (with_time && !stopped)
                 json_object_set_new(jr, "seconds", json_real(x->seconds));
+            if (x->reboot_refused)
+                json_object_set_new(jr, "reboot_refused", json_true());
             if (x->outcome != WD_RUN_OK)
                 json_object_set_new(jr, "reason", json_string(x->reason));
             if (stopped)

@@ -637,6 +637,7 @@ static void end_of_run(wd_pvm *p, wd_run_report *r, uint64_t start)
         r->reboot = true;
         p->state = WD_PVM_SNAPSHOT;
     } else {
+        r->reboot_refused = reboot;
         flag(p, KEY("/readonly/kernel/env/too_many_reboot"), reboot);
         p->state = WD_PVM_COLLECT;
         p->reboots_left = MAX_REBOOTS + 1;
@@ -773,10 +774,9 @@ static wd_status run_begin(wd_pvm *p, wd_error *err)
     wd_error e;
     wd_error_clear(&e);
     wd_status st = prepare(p, &p->cur, p->store, &p->entry, &e);
-    if (st == WD_ERR_NOMEM) {
-        *err = e;
-        return st;
-    }
+    if (st == WD_ERR_NOMEM) /* wasmdbg's limit, not the kernel's: the session ends */
+        return wd_fail(err, st, e.offset, "level %u, kernel run %u: %s", p->cur.level,
+                       p->cur.index, e.msg);
     uint64_t run_limit = last_tick(p);
     if (p->cfg.costs->pvm_phases && t->ticks >= run_limit && p->state != WD_PVM_STUCK) {
         /* wasm_vm.ml: at the period's last tick a state other than Padding is Stuck

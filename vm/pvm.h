@@ -78,6 +78,8 @@ typedef struct wd_run_report {
     uint64_t effective;            /* all ticks of the run but padding */
     wd_run_outcome outcome;
     bool reboot;                   /* the run asked for (and got) a reboot */
+    bool reboot_refused;           /* it asked for one past the level's 1,000: the PVM
+                                      yielded and set /readonly/kernel/env/too_many_reboot */
     char reason[256];              /* trap or stuck reason, with the function and offset */
     wd_run_frame backtrace[WD_RUN_FRAMES]; /* for traps and exhaustion: the call stack,
                                       innermost first (cli/ adds source lines) */
