@@ -51,7 +51,7 @@ else
     echo "--ticks-per-snapshot 2.5: exit $st, $(head -n 1 "$TMP/tps.err")"
 fi
 
-# Limits whose inputs or outputs are too large to keep as files:
+# Limits (docs/limits.md) whose inputs or outputs are too large to keep as files:
 # one_check NAME WANT COMMAND...: the last line of COMMAND's stdout and stderr must be WANT.
 one_check() {
     local name=$1 want=$2 got
@@ -71,6 +71,14 @@ one_check() {
 one_check "limit: reboots" "  run 1000: 1838 ticks (decode 177, link 2, init 832, kernel_run 819), reboot refused: the level had its 1000 reboots (/readonly/kernel/env/too_many_reboot)" \
     eval '"$wasmdbg" run tests/golden/data/limits/reboot-forever.wat \
         --inputs tests/golden/data/one-level.inputs.json --without-time | grep "run 1000:"'
+# a br_table target whose edge costs more ticks than the 65,535 the translator keeps
+# (decode/translate.c EDGE_MAX): a module of 64 KiB, made here
+python3 tests/golden/data/limits/make.py --big "$TMP"
+one_check "limit: br_table edge" "wasmdbg: $TMP/br-table-depth.wasm:0xaace: invalid: br_table target 21844 costs 65539 ticks to reach, more than this implementation's limit of 65535" \
+    "$wasmdbg" invoke --tick-model pvm "$TMP/br-table-depth.wasm" f
+# a REPL line of more than 1 MiB (cli/repl.c)
+one_check "limit: REPL line" "Error: line too long (1048577 bytes)" \
+    eval 'head -c 1048577 /dev/zero | tr "\\0" x | "$wasmdbg" debug kernels/counter/counter.wasm'
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

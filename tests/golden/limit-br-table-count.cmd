@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/br-table-count.wasm f

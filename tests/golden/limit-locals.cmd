@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/locals-50001.wasm f

@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/memory-65537.wasm f

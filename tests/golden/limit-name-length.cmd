@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/name-length.wasm f

@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/params-1001.wasm f

@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/table-10000001.wat f

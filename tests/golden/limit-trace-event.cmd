@@ -1,0 +1,1 @@
+report tests/golden/data/limits/event-1048577.trace

@@ -1,0 +1,1 @@
+report tests/golden/data/limits/kinds-1025.trace

@@ -1,0 +1,1 @@
+report tests/golden/data/limits/meta-4097.trace

@@ -1,0 +1,1 @@
+report tests/golden/data/limits/string-65537.trace

@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/deep-frames.wasm kernel_run

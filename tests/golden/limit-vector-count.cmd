@@ -1,0 +1,1 @@
+invoke tests/golden/data/limits/type-count.wasm f
