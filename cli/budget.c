@@ -8,6 +8,7 @@
 #include "cli/numarg.h"
 #include "cli/profhook.h"
 #include "cli/pvmopts.h"
+#include "profiler/budget.h"
 #include "vm/tickmodel.h"
 
 #include <errno.h>
@@ -38,40 +39,12 @@ static const char budget_help[] =
     "                          ticks (default 10)\n"
     "The kernel's debug output goes to stderr.\n";
 
-/* ---- the budget file --------------------------------------------------------------------- */
+/* ---- the budget file (profiler/budget.h) -------------------------------------------------- */
 
-typedef struct tol {
-    int kind;        /* 0 none, 1 ticks, 2 percent */
-    uint64_t ticks;
-    uint64_t milli;  /* percent * 1000 */
-    char text[32];   /* as written in the file: "2%", or the number */
-} tol;
-
-typedef struct bound {
-    bool present;
-    uint64_t max;
-    tol t;
-} bound;
-
-typedef struct lbound {
-    uint32_t level;
-    bound ticks, runs;
-} lbound;
-
-typedef struct fbound {
-    const char *name; /* in the parsed document */
-    bound b;
-} fbound;
-
-typedef struct budget {
-    json_t *doc;
-    const char *model;
-    bound total, phase[WD_PROF_PH_COUNT];
-    lbound *levels;
-    uint32_t nlevels;
-    fbound *funcs;
-    uint32_t nfuncs;
-} budget;
+typedef wd_budget_tol tol;
+typedef wd_budget_bound bound;
+typedef wd_budget_level lbound;
+typedef wd_budget budget;
 
 static int bad(const char *path, const char *what, const char *where)
 {
@@ -79,227 +52,17 @@ static int bad(const char *path, const char *what, const char *where)
     return WD_EXIT_USAGE;
 }
 
-static bool parse_tol_text(const char *s, tol *t)
-{
-    uint64_t whole = 0, frac = 0;
-    int digits = 0, fdigits = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9' && digits < 9; p++, digits++)
-        whole = whole * 10 + (uint64_t)(*p - '0');
-    if (digits == 0)
-        return false;
-    if (*p == '.') {
-        for (p++; *p >= '0' && *p <= '9' && fdigits < 3; p++, fdigits++)
-            frac = frac * 10 + (uint64_t)(*p - '0');
-        if (fdigits == 0)
-            return false;
-        for (int i = fdigits; i < 3; i++)
-            frac *= 10;
-    }
-    if (strcmp(p, "%") != 0)
-        return false;
-    t->kind = 2;
-    t->milli = whole * 1000 + frac;
-    snprintf(t->text, sizeof t->text, "%s", s);
-    return true;
-}
-
-/* A tolerance: a non-negative integer (ticks) or a string "N%" / "N.NNN%". */
-static bool parse_tol(json_t *v, tol *t)
-{
-    *t = (tol){0};
-    if (json_is_integer(v) && json_integer_value(v) >= 0) {
-        t->kind = 1;
-        t->ticks = (uint64_t)json_integer_value(v);
-        snprintf(t->text, sizeof t->text, "%llu", (unsigned long long)t->ticks);
-        return true;
-    }
-    return json_is_string(v) && parse_tol_text(json_string_value(v), t);
-}
-
-/* {"max": N, "tolerance": T}: returns -1 or an exit code (after the message). */
-static int parse_bound(const char *path, const char *where, json_t *v, bound *b)
-{
-    *b = (bound){0};
-    if (!json_is_object(v))
-        return bad(path, "expected {\"max\": N, \"tolerance\": T}", where);
-    const char *key;
-    json_t *x;
-    json_object_foreach(v, key, x) {
-        if (strcmp(key, "max") == 0) {
-            if (!json_is_integer(x) || json_integer_value(x) < 0)
-                return bad(path, "\"max\" must be a non-negative integer", where);
-            b->max = (uint64_t)json_integer_value(x);
-            b->present = true;
-        } else if (strcmp(key, "tolerance") == 0) {
-            if (!parse_tol(x, &b->t))
-                return bad(path, "\"tolerance\" must be ticks (an integer) or a percentage "
-                                 "like \"2%\" or \"0.5%\"", where);
-        } else {
-            char msg[300];
-            snprintf(msg, sizeof msg, "unknown field \"%s\"", key);
-            return bad(path, msg, where);
-        }
-    }
-    if (!b->present)
-        return bad(path, "a bound needs \"max\"", where);
-    return -1;
-}
-
-static int parse_phases(const char *path, json_t *v, budget *b)
-{
-    if (!json_is_object(v))
-        return bad(path, "\"phases\" must be an object", "");
-    const char *key;
-    json_t *x;
-    json_object_foreach(v, key, x) {
-        int ph = 0;
-        while (ph < WD_PROF_PH_COUNT && strcmp(key, wd_prof_phase_names[ph]) != 0)
-            ph++;
-        char where[300];
-        snprintf(where, sizeof where, "phases.%s", key);
-        if (ph == WD_PROF_PH_COUNT)
-            return bad(path, "unknown phase (decode, link, init, kernel_run)", where);
-        int code = parse_bound(path, where, x, &b->phase[ph]);
-        if (code >= 0)
-            return code;
-    }
-    return -1;
-}
-
-static int parse_level(const char *path, json_t *v, size_t i, lbound *l, bool *seen_level)
-{
-    char where[64];
-    snprintf(where, sizeof where, "levels[%zu]", i);
-    if (!json_is_object(v))
-        return bad(path, "expected {\"level\": N, \"ticks\": {...}, \"kernel_runs\": {...}}",
-                   where);
-    const char *key;
-    json_t *x;
-    *seen_level = false;
-    json_object_foreach(v, key, x) {
-        char w[128];
-        snprintf(w, sizeof w, "%s.%s", where, key);
-        int code = -1;
-        if (strcmp(key, "level") == 0) {
-            if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-                json_integer_value(x) > UINT32_MAX)
-                return bad(path, "\"level\" must be a non-negative integer", where);
-            l->level = (uint32_t)json_integer_value(x);
-            *seen_level = true;
-        } else if (strcmp(key, "ticks") == 0) {
-            code = parse_bound(path, w, x, &l->ticks);
-        } else if (strcmp(key, "kernel_runs") == 0) {
-            code = parse_bound(path, w, x, &l->runs);
-        } else {
-            char msg[300];
-            snprintf(msg, sizeof msg, "unknown field \"%s\"", key);
-            return bad(path, msg, where);
-        }
-        if (code >= 0)
-            return code;
-    }
-    return *seen_level ? -1 : bad(path, "a level needs \"level\"", where);
-}
-
-static int parse_levels(wd_ctx *ctx, const char *path, json_t *v, budget *b)
-{
-    if (!json_is_array(v))
-        return bad(path, "\"levels\" must be an array", "");
-    size_t n = json_array_size(v);
-    b->levels = wd_calloc(ctx, n + 1, sizeof *b->levels);
-    if (b->levels == NULL)
-        return bad(path, "out of memory", "");
-    for (size_t i = 0; i < n; i++) {
-        bool seen;
-        int code = parse_level(path, json_array_get(v, i), i, &b->levels[i], &seen);
-        if (code >= 0)
-            return code;
-        for (size_t k = 0; k < i; k++)
-            if (b->levels[k].level == b->levels[i].level) {
-                char where[64];
-                snprintf(where, sizeof where, "levels[%zu]", i);
-                return bad(path, "level listed twice", where);
-            }
-        b->nlevels++;
-    }
-    return -1;
-}
-
-static int parse_functions(wd_ctx *ctx, const char *path, json_t *v, budget *b)
-{
-    if (!json_is_object(v))
-        return bad(path, "\"functions\" must be an object", "");
-    b->funcs = wd_calloc(ctx, json_object_size(v) + 1, sizeof *b->funcs);
-    if (b->funcs == NULL)
-        return bad(path, "out of memory", "");
-    const char *key;
-    json_t *x;
-    json_object_foreach(v, key, x) {
-        char where[300];
-        snprintf(where, sizeof where, "functions.%s", key);
-        fbound *f = &b->funcs[b->nfuncs];
-        f->name = key;
-        int code = parse_bound(path, where, x, &f->b);
-        if (code >= 0)
-            return code;
-        b->nfuncs++;
-    }
-    return -1;
-}
-
-static void budget_free(wd_ctx *ctx, budget *b)
-{
-    wd_free(ctx, b->levels);
-    wd_free(ctx, b->funcs);
-    json_decref(b->doc);
-    memset(b, 0, sizeof *b);
-}
-
 /* Reads the budget file. Returns -1, or an exit code after printing the error. */
 static int budget_load(wd_ctx *ctx, const char *path, budget *b)
 {
-    memset(b, 0, sizeof *b);
-    json_error_t je;
-    b->doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (b->doc == NULL && je.line < 1) {
-        fprintf(stderr, "wasmdbg: %s: cannot read the budget file: %s\n", path, je.text);
-        return WD_EXIT_USAGE;
-    }
-    if (b->doc == NULL) {
-        fprintf(stderr, "wasmdbg: %s:%d:%d: %s\n", path, je.line, je.column, je.text);
-        return WD_EXIT_USAGE;
-    }
-    if (!json_is_object(b->doc))
-        return bad(path, "a budget is a JSON object", "");
-    const char *key;
-    json_t *x;
-    json_object_foreach(b->doc, key, x) {
-        int code = -1;
-        if (strcmp(key, "tick_model") == 0) {
-            if (!json_is_string(x))
-                return bad(path, "\"tick_model\" must be a string", "");
-            b->model = json_string_value(x);
-        } else if (strcmp(key, "total") == 0) {
-            code = parse_bound(path, "total", x, &b->total);
-        } else if (strcmp(key, "phases") == 0) {
-            code = parse_phases(path, x, b);
-        } else if (strcmp(key, "levels") == 0) {
-            code = parse_levels(ctx, path, x, b);
-        } else if (strcmp(key, "functions") == 0) {
-            code = parse_functions(ctx, path, x, b);
-        } else if (strcmp(key, "description") != 0) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "unknown field \"%s\"", key);
-            return bad(path, msg, "");
-        }
-        if (code >= 0)
-            return code;
-    }
-    if (b->model == NULL)
-        return bad(path, "\"tick_model\" is missing (the model the figures were measured under)",
-                   "");
-    return -1;
+    wd_error err;
+    wd_error_clear(&err);
+    wd_status st = wd_budget_load(ctx, path, b, &err);
+    if (st == WD_OK)
+        return -1;
+    /* a syntax error's message starts with its line and column: PATH:LINE:COL: ... */
+    fprintf(stderr, "wasmdbg: %s:%s%s\n", path, st == WD_ERR_MALFORMED ? "" : " ", err.msg);
+    return WD_EXIT_USAGE;
 }
 
 /* ---- the measured figures ---------------------------------------------------------------- */
@@ -419,19 +182,6 @@ typedef struct row {
     uint32_t seq;     /* its place in the budget file's order: ties keep it */
 } row;
 
-static uint64_t limit_of(const bound *b)
-{
-    uint64_t extra = 0;
-    if (b->t.kind == 1)
-        extra = b->t.ticks;
-    else if (b->t.kind == 2) { /* floor(max * milli / 100000), without overflow */
-        uint64_t q = b->max / 100000, r = b->max % 100000;
-        extra = q != 0 && b->t.milli > UINT64_MAX / q ? UINT64_MAX
-                                                      : q * b->t.milli + r * b->t.milli / 100000;
-    }
-    return b->max > UINT64_MAX - extra ? UINT64_MAX : b->max + extra;
-}
-
 /* `final`: the measure can no longer grow (else, after a stop, a measure within its limit
  * is not checked; one over it is exceeded for good). */
 static void add_row(row *rows, uint32_t *n, const char *name, const bound *b, bool reached,
@@ -445,7 +195,7 @@ static void add_row(row *rows, uint32_t *n, const char *name, const bound *b, bo
     r->reached = reached;
     r->measured = value;
     r->max = b->max;
-    r->limit = limit_of(b);
+    r->limit = wd_budget_limit(b);
     snprintf(r->tol, sizeof r->tol, "%s", b->t.kind ? b->t.text : "0");
     r->checked = final || (reached && value > r->limit);
     r->ok = r->checked && reached && value <= r->limit;
@@ -461,7 +211,7 @@ static bool watch_one(const bound *b, const char *name, uint64_t measure, bool g
 {
     if (!b->present)
         return false;
-    uint64_t limit = limit_of(b);
+    uint64_t limit = wd_budget_limit(b);
     if (measure > limit) {
         snprintf(cause, size, "%s exceeded its limit (%llu)", name, (unsigned long long)limit);
         return true;
@@ -1036,7 +786,7 @@ static int parse_tol_option(const char *v, tol *t)
     char msg[300], percent[40];
     *t = (tol){0};
     if (strchr(v, '%') != NULL) {
-        if (parse_tol_text(v, t))
+        if (wd_budget_tol_parse(v, t))
             return -1;
         snprintf(msg, sizeof msg, "--tolerance: expected a percentage with at most 3 decimals "
                  "like 2%% or 0.5%%, got %.60s", v);
@@ -1055,7 +805,7 @@ static int parse_tol_option(const char *v, tol *t)
     if (v[0] != '\0' && strspn(v, "0123456789") == strlen(v)) /* too many ticks */
         snprintf(msg, sizeof msg, "%s", err.msg);
     else if (snprintf(percent, sizeof percent, "%s%%", v) < (int)sizeof percent &&
-             parse_tol_text(percent, &as_percent))
+             wd_budget_tol_parse(percent, &as_percent))
         snprintf(msg, sizeof msg, "--tolerance: %.30s is neither ticks (a whole number) nor a "
                  "percentage: for %.30s percent of each max, write %.30s%%", v, v, v);
     else
@@ -1255,7 +1005,7 @@ int wd_cli_budget(int argc, char **argv)
     }
     if (code >= 0) {
         free(rest);
-        budget_free(&pctx, &b);
+        wd_budget_free(&pctx, &b);
         return code;
     }
     wd_profhook hook;
@@ -1274,6 +1024,6 @@ int wd_cli_budget(int argc, char **argv)
     }
     wd_profhook_fini(&hook);
     wd_prof_free(prof);
-    budget_free(&pctx, &b);
+    wd_budget_free(&pctx, &b);
     return code;
 }
