@@ -559,6 +559,7 @@ typedef struct replay {
     uint32_t *map; /* recorded symbol id -> p's */
     uint32_t map_count, map_cap;
     uint64_t ticks;
+    uint64_t clock; /* the ticks of the last call, return, phase or end */
     int64_t ns;
     bool ended;
 } replay;
@@ -568,6 +569,17 @@ static void advance(replay *x, cursor *c, bool with_ns)
     x->ticks += (uint64_t)cz(c);
     if (with_ns)
         x->ns = (int64_t)((uint64_t)x->ns + (uint64_t)cz(c));
+}
+
+/* Calls, returns, phases and the end come in the order of their ticks, as the thread's
+ * counter only grows (hot steps may not: they are exact to their basic block): one that
+ * goes back would make a node's self ticks wrap around. False for such an event. */
+static bool in_order(replay *x)
+{
+    if (x->ticks < x->clock)
+        return false;
+    x->clock = x->ticks;
+    return true;
 }
 
 /* One event; false when its payload does not hold what its kind needs. */
@@ -596,23 +608,25 @@ static bool event(replay *x, int ev, cursor *c)
     case EV_CALL: {
         advance(x, c, true);
         uint64_t sym = cu(c);
-        if (c->bad || sym >= x->map_count)
+        if (c->bad || sym >= x->map_count || !in_order(x))
             return false;
         wd_prof_call(x->p, x->ticks, x->ns, x->map[sym]);
         return true;
     }
     case EV_RET:
         advance(x, c, true);
-        if (!c->bad)
-            wd_prof_ret(x->p, x->ticks, x->ns);
-        return !c->bad;
+        if (c->bad || !in_order(x))
+            return false;
+        wd_prof_ret(x->p, x->ticks, x->ns);
+        return true;
     case EV_PHASE: {
         advance(x, c, true);
         uint64_t begin = cu(c);
         const char *name = cs(c, s1, sizeof s1);
-        if (!c->bad)
-            wd_prof_phase(x->p, x->ticks, x->ns, name, begin != 0);
-        return !c->bad;
+        if (c->bad || !in_order(x))
+            return false;
+        wd_prof_phase(x->p, x->ticks, x->ns, name, begin != 0);
+        return true;
     }
     case EV_STEP: {
         advance(x, c, false);
@@ -673,7 +687,7 @@ static bool event(replay *x, int ev, cursor *c)
     }
     case EV_END:
         x->ticks += (uint64_t)cz(c);
-        if (c->bad)
+        if (c->bad || !in_order(x))
             return false;
         wd_prof_end(x->p, x->ticks);
         x->ended = true;
@@ -716,8 +730,8 @@ wd_status wd_trace_replay(wd_trace_reader *r, wd_prof *p, bool *truncated, wd_er
             break;
         }
     }
-    if (!x.ended)
-        wd_prof_end(p, x.ticks);
+    if (!x.ended) /* where the last event in order was, or a hot step after it */
+        wd_prof_end(p, WD_MAX(x.ticks, x.clock));
     wd_free(r->ctx, x.map);
     if (st == WD_OK && wd_prof_status(p, err) != WD_OK)
         st = wd_prof_status(p, err);

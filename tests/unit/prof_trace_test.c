@@ -339,3 +339,56 @@ TEST(prof_trace_damage)
     free(orig);
     unlink(path);
 }
+
+/* Writes a trace: f called at tick 100, a hot step reported at 150 (steps are exact to their
+ * basic block only), f returning at `ret`; then replays it. */
+static wd_status replay_ret_at(uint64_t ret, uint64_t *total)
+{
+    wd_ctx ctx;
+    wd_ctx_init(&ctx);
+    wd_error err;
+    wd_error_clear(&err);
+    char path[] = "/tmp/wasmdbg-trace-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return WD_ERR_IO;
+    close(fd);
+    wd_trace_writer *w;
+    wd_status st = wd_trace_writer_open(&ctx, path, NULL, 0, NULL, 0, &w, &err);
+    if (st != WD_OK)
+        return st;
+    wd_trace_put_symbol(w, 0, WD_PROF_DIRECT, 1, "f");
+    wd_trace_put_call(w, 100, 0, 0);
+    wd_trace_put_step(w, 150, 2000, "memory.fill", 40);
+    wd_trace_put_ret(w, ret, 0);
+    wd_trace_put_end(w, 200);
+    st = wd_trace_writer_close(w, &err);
+    wd_trace_reader *r = NULL;
+    wd_prof *p = NULL;
+    wd_prof_config cfg = {.mode = WD_PROF_FULL};
+    if (st == WD_OK)
+        st = wd_trace_open(&ctx, path, &r, &err);
+    if (st == WD_OK)
+        st = wd_prof_new(&ctx, &cfg, &p, &err);
+    bool truncated;
+    if (st == WD_OK)
+        st = wd_trace_replay(r, p, &truncated, &err);
+    if (st == WD_OK) {
+        wd_prof_run run;
+        wd_prof_run_get(p, 0, &run);
+        *total = run.ticks;
+    }
+    wd_prof_free(p);
+    wd_trace_close(r);
+    unlink(path);
+    return st;
+}
+
+TEST(prof_trace_ticks_going_back_are_refused)
+{
+    uint64_t total = 0;
+    CHECK_EQ(replay_ret_at(120, &total), WD_OK); /* after the call, before the step: fine */
+    CHECK_EQ(total, 20);
+    /* before the call: f's self ticks would wrap around (the SVG's percentages were 1e18) */
+    CHECK_EQ(replay_ret_at(50, &total), WD_ERR_MALFORMED);
+}
