@@ -1,7 +1,7 @@
 # wasmdbg: one entry point. `make` builds build/wasmdbg; `make test` runs every test;
 # `make run` runs the main job on the bundled example; `make spec`, `make bench`.
 # BUILD selects a variant: release (default), debug, asan, tsan (threads: the profiler's
-# writers, decode), switch (no computed goto).
+# writers, decode), switch (no computed goto), fuzz (clang's libFuzzer: `make fuzz`).
 
 BUILD ?= release
 CC ?= cc
@@ -14,6 +14,9 @@ CFLAGS_debug   := -O0 -g
 CFLAGS_asan    := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 CFLAGS_tsan    := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
 CFLAGS_switch  := -O2 -g -DNDEBUG -DWD_USE_GOTO=0
+# The fuzz targets' build (tests/fuzz; clang only): coverage for libFuzzer, ASan, UBSan.
+CFLAGS_fuzz    := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                  -fno-sanitize-recover=all
 # GCC 12.2 miscompiles a store through a returned pointer to a caller's struct at -O2
 # (ipa-modref; reproduced on a 40-line program): keep that pass off under gcc.
 CC_IS_GCC := $(shell $(CC) --version 2>/dev/null | grep -q 'Free Software Foundation' && echo 1)
@@ -21,6 +24,7 @@ GCC_FIXES := $(if $(CC_IS_GCC),-fno-ipa-modref)
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) $(CFLAGS_$(BUILD)) $(GCC_FIXES)
 LDFLAGS_asan := -fsanitize=address,undefined
 LDFLAGS_tsan := -fsanitize=thread
+LDFLAGS_fuzz := -fsanitize=fuzzer,address,undefined
 # The libraries are linked statically when their archives are installed (Debian's -dev
 # packages ship them; libedit needs tinfo, bsd and md): without their dynamic symbol
 # lookups a process starts 0.4-0.6 ms sooner, as soon as wasm3 does, which is a fifth of a
@@ -40,13 +44,16 @@ LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 SPEC_SRCS := $(wildcard tests/spec/*.c)
+# tests/fuzz: one file per target; fuzz.c is what they share, replay.c a main without libFuzzer.
+FUZZ_TARGETS := $(filter-out fuzz replay,$(basename $(notdir $(wildcard tests/fuzz/*.c))))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(O)/%.o)
 UNIT_OBJS := $(UNIT_SRCS:%.c=$(O)/%.o)
 SPEC_OBJS := $(SPEC_SRCS:%.c=$(O)/%.o)
+CLI_LIB_OBJS := $(filter-out $(O)/cli/main.o,$(CLI_OBJS))
 
-.PHONY: all test unit spec bench run clean deps golden-update
+.PHONY: all test unit spec bench run clean deps golden-update fuzz fuzz-build fuzz-replay
 all: build/wasmdbg
 
 build/wasmdbg: $(O)/wasmdbg
@@ -66,6 +73,11 @@ $(O)/unit_tests: $(UNIT_OBJS) $(O)/libwd.a
 $(O)/spec_runner: $(SPEC_OBJS) $(O)/libwd.a
 	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
 
+# The commands' code without main(), for the fuzz targets that drive one (the REPL's).
+$(O)/libwdcli.a: $(CLI_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
 # tests/octez/phases.sh: wasmdbg's decode and init step counts, to compare with the model's.
 $(O)/pvmsteps: $(O)/tests/octez/pvmsteps.o $(O)/libwd.a
 	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
@@ -76,6 +88,10 @@ $(O)/base/%.o: base/%.c
 $(O)/decode/%.o: decode/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Wconversion -MMD -MP -c -o $@ $<
+# The fuzz targets read the example kernel and fib.wasm from the source tree.
+$(O)/tests/fuzz/%.o: tests/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -DWD_SOURCE_ROOT='"$(CURDIR)"' -MMD -MP -c -o $@ $<
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -MMD -MP -c -o $@ $<
@@ -94,6 +110,25 @@ spec: deps $(O)/spec_runner
 
 test: deps
 	bash tests/run.sh
+
+# Fuzzing (tests/fuzz/README.md): `make fuzz FUZZ_SECONDS=N` builds the libFuzzer targets
+# (BUILD=fuzz CC=clang: build/fuzz/fuzz-NAME) and runs each for N seconds, one after the
+# other, from its corpus in build/fuzz/corpus/NAME; crash inputs go to build/fuzz/crashes/NAME.
+# fuzz-replay builds, in any other variant, each target with a plain main that runs it once on
+# the files given (build/BUILD/replay-NAME): `make test` replays tests/regress through them.
+FUZZ_SECONDS ?= 10
+fuzz: deps
+	bash tests/fuzz/run.sh --seconds $(FUZZ_SECONDS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(O)/fuzz-%)
+fuzz-replay: $(FUZZ_TARGETS:%=$(O)/replay-%)
+.SECONDARY: $(patsubst %,$(O)/tests/fuzz/%.o,$(FUZZ_TARGETS) fuzz replay)
+
+$(O)/fuzz-%: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/fuzz.o $(O)/libwdcli.a $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+$(O)/replay-%: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/fuzz.o $(O)/tests/fuzz/replay.o \
+               $(O)/libwdcli.a $(O)/libwd.a
+	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
 
 # The bundled example: a plain module (kernels/fib.wat, built with wat2wasm --debug-names).
 run: deps build/wasmdbg

@@ -4,6 +4,8 @@
 #   libjansson-dev  JSON (tick models, inputs, reports)
 #   libsodium-dev   Blake2b, SHA-256 (the PVM's hashes; the Makefile links -lsodium)
 #   clang           the test run's clang build (and, later, C kernels)
+#   libclang-rt-dev clang's runtime libraries, libFuzzer's among them (libclang_rt.fuzzer:
+#                   the fuzz targets, tests/fuzz; libclang-rt-14-dev on Debian 12)
 #   libiberty-dev   the demangler of Rust and C++ symbols in profiles (-liberty)
 #   libedit-dev     the REPL's line editing, history and completion (-ledit)
 #   tmux            the REPL's test in a real terminal (tests/repl/run.sh)
@@ -25,6 +27,9 @@ command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
     missing="$missing chromium"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"
+# libFuzzer: beside clang's other runtime libraries
+fuzzer=$(clang -print-file-name="libclang_rt.fuzzer-$(uname -m).a" 2>/dev/null)
+case $fuzzer in /*) [ -f "$fuzzer" ] ;; *) false ;; esac || missing="$missing libclang-rt-dev"
 command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 ||
     missing="$missing build-essential"
 

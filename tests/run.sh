@@ -32,6 +32,12 @@
 #      charged on its own, on unfused code and on the switch build (tests/octez/determinism.sh)
 #  12. install tests (tests/install/run.sh: `make install` and `uninstall` into a DESTDIR,
 #      the man page and the completions against the help texts)
+#  13. regressions found by fuzzing (tests/regress/run.sh: each input of tests/regress
+#      replayed through its fuzz target built with a plain main, on the asan build, in part
+#      3; the clang build of part 5 builds them too)
+#  14. fuzzing (tests/fuzz/run.sh --seconds 2: each libFuzzer target of tests/fuzz run from
+#      its seed corpus, regressions included, for 2 seconds; skipped, saying why, without
+#      clang's libFuzzer)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -232,7 +238,8 @@ if build release BUILD=release build/release/unit_tests build/release/spec_runne
     determinism
 fi
 
-if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan/wasmdbg; then
+if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan/wasmdbg \
+    fuzz-replay; then
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
     run unit-asan build/asan/unit_tests
     run spec-asan bash tests/spec/run.sh build/asan/spec_runner
@@ -241,6 +248,7 @@ if build asan BUILD=asan build/asan/unit_tests build/asan/spec_runner build/asan
     run profile-asan bash tests/profile/run.sh build/asan/wasmdbg
     run budget-asan bash tests/budget/run.sh build/asan/wasmdbg
     run octez-runs-asan bash tests/octez/run.sh build/asan/wasmdbg
+    run regress-asan bash tests/regress/run.sh build/asan
 fi
 
 if build debug BUILD=debug build/debug/unit_tests; then
@@ -248,7 +256,7 @@ if build debug BUILD=debug build/debug/unit_tests; then
 fi
 
 build clang CC=clang O=build/clang build/clang/wasmdbg build/clang/unit_tests \
-    build/clang/spec_runner && one_test yes ""
+    build/clang/spec_runner fuzz-replay && one_test yes ""
 
 if [ -x build/release/wasmdbg ]; then
     smoke_tests
@@ -275,6 +283,8 @@ if [ -x build/release/wasmdbg ]; then
         "$logs/timings.jsonl" && ok=yes || ok=no
     one_test $ok "--timings-file did not write the debug line as JSON"
 fi
+
+run fuzz bash tests/fuzz/run.sh --seconds 2
 
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
