@@ -48,8 +48,9 @@ uint64_t wd_budget_limit(const wd_budget_bound *b)
         extra = b->t.ticks;
     else if (b->t.kind == 2) { /* floor(max * milli / 100000), without overflow */
         uint64_t q = b->max / 100000, r = b->max % 100000;
-        extra = q != 0 && b->t.milli > UINT64_MAX / q ? UINT64_MAX
-                                                      : q * b->t.milli + r * b->t.milli / 100000;
+        uint64_t part = r * b->t.milli / 100000; /* r < 10^5, milli < 10^12: no overflow */
+        extra = q != 0 && b->t.milli > UINT64_MAX / q ? UINT64_MAX : q * b->t.milli;
+        extra = extra > UINT64_MAX - part ? UINT64_MAX : extra + part;
     }
     return b->max > UINT64_MAX - extra ? UINT64_MAX : b->max + extra;
 }

@@ -68,4 +68,11 @@ TEST(budget_limit)
           !wd_budget_tol_parse("1234567890%", &b.t) && !wd_budget_tol_parse(".5%", &b.t));
     b.t = (wd_budget_tol){.kind = 1, .ticks = UINT64_MAX};
     CHECK(wd_budget_limit(&b) == UINT64_MAX);
+    /* max * 999999999.999% just over 2^64: the whole thousands' part fits, not the rest
+     * (the limit wrapped around to 2770936501638) */
+    b.max = 1844674499999;
+    CHECK(wd_budget_tol_parse("999999999.999%", &b.t));
+    CHECK(wd_budget_limit(&b) == UINT64_MAX);
+    b.max = 100000;
+    CHECK(wd_budget_limit(&b) == 100000u + 999999999999u);
 }
