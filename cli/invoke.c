@@ -6,7 +6,10 @@
  * charged for the start function (if any) and the call. A trap prints
  * `trap: MESSAGE in FUNCTION at 0xOFFSET` and `ticks: N` and exits 1; reaching
  * --max-ticks prints `out of ticks after N ticks` and exits 1. Bad usage or input prints
- * one line on stderr (`wasmdbg: FILE:0xOFFSET: category: message`) and exits 2. */
+ * one line on stderr (`wasmdbg: FILE:0xOFFSET: category: message`) and exits 2.
+ * --memory-hash adds `memory: N pages, fnv1a32 0xHHHHHHHH` (or `memory: none`) before the
+ * ticks: a fingerprint of the final memory, to compare runs with other engines
+ * (tests/difftest). */
 #include "cli/cli.h"
 #include "cli/numarg.h"
 #include "decode/decode.h"
@@ -30,6 +33,7 @@ typedef struct invoke_opts {
     const char *model;
     uint64_t max_ticks;
     bool step;
+    bool memory_hash;
     const char *path;
     const char *func;
     char **args;
@@ -62,6 +66,8 @@ static const char usage_text[] =
     "  --tick-model NAME|FILE  the tick model: a built-in name or a JSON file (flat-1)\n"
     "  --max-ticks N           stop after N ticks: prints `out of ticks after N ticks`, exit 1\n"
     "  --step                  run one instruction at a time (same results and ticks)\n"
+    "  --memory-hash           after the call (or its trap), print memory 0's size and the\n"
+    "                          FNV-1a hash of its bytes: `memory: N pages, fnv1a32 0xHHHHHHHH`\n"
     "\n"
     "exit status: 0 results printed, 1 trap or out of ticks, 2 usage or input error\n";
 
@@ -109,6 +115,8 @@ static int parse_opts(int argc, char **argv, invoke_opts *o)
             return WD_EXIT_OK;
         } else if (strcmp(a, "--step") == 0) {
             o->step = true;
+        } else if (strcmp(a, "--memory-hash") == 0) {
+            o->memory_hash = true;
         } else if ((v = option_value(argc, argv, &i, "--tick-model")) != NULL) {
             o->model = v;
         } else if ((v = option_value(argc, argv, &i, "--max-ticks")) != NULL) {
@@ -281,6 +289,23 @@ static void print_value(uint8_t type, const wd_val *slot)
     }
 }
 
+/* --memory-hash: memory 0's size in pages and the 32-bit FNV-1a hash of all its bytes. */
+static void print_memory_hash(const session *s)
+{
+    if (!s->o->memory_hash || s->inst == NULL)
+        return;
+    const wd_memory *mem = s->inst->memory;
+    if (mem == NULL) {
+        printf("memory: none\n");
+        return;
+    }
+    uint32_t h = 0x811c9dc5u;
+    for (uint64_t i = 0; i < mem->size; i++)
+        h = (h ^ mem->data[i]) * 0x01000193u;
+    printf("memory: %" PRIu64 " page%s, fnv1a32 0x%08" PRIx32 "\n", mem->pages,
+           mem->pages == 1 ? "" : "s", h);
+}
+
 static void print_results(const session *s, const wd_functype *type)
 {
     const wd_val *slots = wd_eval_results(&s->thread);
@@ -289,6 +314,7 @@ static void print_results(const session *s, const wd_functype *type)
         print_value(type->results[i], &slots[slot]);
         slot += type->results[i] == WD_V128 ? 2 : 1;
     }
+    print_memory_hash(s);
     printf("ticks: %" PRIu64 "\n", s->thread.ticks);
 }
 
@@ -307,6 +333,7 @@ static int report_stop(const session *s, wd_status st, const wd_error *err)
 {
     if (st == WD_OUT_OF_TICKS) {
         printf("out of ticks after %" PRIu64 " ticks\n", s->thread.ticks);
+        print_memory_hash(s);
         return WD_EXIT_FAILED;
     }
     if (st != WD_TRAP && st != WD_EXHAUSTED)
@@ -317,6 +344,7 @@ static int report_stop(const session *s, wd_status st, const wd_error *err)
                wd_module_func_name(s->module, err->func_idx, name, sizeof name), err->offset);
     else
         printf("trap: %s at 0x%zx\n", err->msg, err->offset);
+    print_memory_hash(s);
     printf("ticks: %" PRIu64 "\n", s->thread.ticks);
     return WD_EXIT_FAILED;
 }

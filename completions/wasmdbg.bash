@@ -132,7 +132,7 @@ _wasmdbg()
         opts="$pvm --budget --json --github --junit --tolerance --functions"
         ;;
     diff) opts='--json --all --svg --folded-old --folded-new' ;;
-    invoke) opts='--tick-model --max-ticks --step' ;;
+    invoke) opts='--tick-model --max-ticks --step --memory-hash' ;;
     esac
 
     if [[ $cur == -* ]]; then

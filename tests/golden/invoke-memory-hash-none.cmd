@@ -1,0 +1,1 @@
+invoke --memory-hash kernels/fib.wasm div 7 2

@@ -1,0 +1,1 @@
+invoke --memory-hash tests/golden/data/memory-hash.wat trap 255
