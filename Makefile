@@ -53,7 +53,8 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(O)/%.o)
 SPEC_OBJS := $(SPEC_SRCS:%.c=$(O)/%.o)
 CLI_LIB_OBJS := $(filter-out $(O)/cli/main.o,$(CLI_OBJS))
 
-.PHONY: all test unit spec bench run clean deps golden-update fuzz fuzz-build fuzz-replay
+.PHONY: all test unit spec bench run clean deps golden-update fuzz fuzz-build fuzz-replay \
+        difftest
 all: build/wasmdbg
 
 build/wasmdbg: $(O)/wasmdbg
@@ -129,6 +130,16 @@ $(O)/fuzz-%: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/fuzz.o $(O)/libwdcli.a $(O)/lib
 $(O)/replay-%: $(O)/tests/fuzz/%.o $(O)/tests/fuzz/fuzz.o $(O)/tests/fuzz/replay.o \
                $(O)/libwdcli.a $(O)/libwd.a
 	$(CC) $(LDFLAGS_$(BUILD)) -o $@ $^ $(LDLIBS)
+
+# Differential testing (tests/difftest/README.md): DIFF_COUNT random modules from binaryen
+# on wasmdbg, wasm-interp and node, and DIFF_KERNELS random kernels against the Octez tick
+# model; a summary, and every mismatch kept under build/difftest/mismatch/. DIFF_SEED
+# reruns a seed, DIFF_JOBS sets the parallel jobs.
+DIFF_COUNT ?= 200
+DIFF_KERNELS ?= $(shell echo $$(( $(DIFF_COUNT) / 4 )))
+difftest: deps
+	$(MAKE) --no-print-directory BUILD=release build/release/wasmdbg
+	bash tests/difftest/run.sh build/release/wasmdbg $(DIFF_COUNT) $(DIFF_KERNELS)
 
 # The bundled example: a plain module (kernels/fib.wat, built with wat2wasm --debug-names).
 run: deps build/wasmdbg

@@ -10,6 +10,8 @@
 #   libedit-dev     the REPL's line editing, history and completion (-ledit)
 #   tmux            the REPL's test in a real terminal (tests/repl/run.sh)
 #   python3         the Octez tick model and the tests against it (tests/octez)
+#   binaryen        wasm-opt, the random modules of the differential test (tests/difftest)
+#   nodejs          V8, one of the engines the differential test compares wasmdbg with
 #   chromium        the flamegraph SVG's zoom and search check in headless chromium
 #                   (tests/profile/run.sh)
 # Quiet when everything is there. Uses sudo when not root and sudo exists.
@@ -24,6 +26,8 @@ command -v wast2json >/dev/null 2>&1 && command -v wat2wasm >/dev/null 2>&1 ||
 [ -f /usr/include/editline/readline.h ] || missing="$missing libedit-dev"
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+command -v wasm-opt >/dev/null 2>&1 || missing="$missing binaryen"
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
     missing="$missing chromium"
 command -v clang >/dev/null 2>&1 || missing="$missing clang"

@@ -38,6 +38,9 @@
 #  14. fuzzing (tests/fuzz/run.sh --seconds 2: each libFuzzer target of tests/fuzz run from
 #      its seed corpus, regressions included, for 2 seconds; skipped, saying why, without
 #      clang's libFuzzer)
+#  15. a small differential test (tests/difftest/run.sh: 30 random binaryen modules on
+#      wasmdbg, wasm-interp and node, 10 random kernels against the Octez tick model;
+#      DIFF_SEED, 1 here, picks them; skipped, saying why, without binaryen or node)
 # Each part's `N passed, N failed[, N skipped]` line is summed; a build that fails counts
 # as one failed test, and so does a part that exits non-zero without counting a failure.
 # The last line is the total, `N passed, N failed, N skipped`; the exit status is 1 when
@@ -282,6 +285,7 @@ if [ -x build/release/wasmdbg ]; then
     grep -Eq '^\{"elapsed":\{"secs":[0-9.]+,"nanos":[0-9.e+]+\},"message":"hellohello"\}$' \
         "$logs/timings.jsonl" && ok=yes || ok=no
     one_test $ok "--timings-file did not write the debug line as JSON"
+    DIFF_SEED=${DIFF_SEED:-1} run difftest bash tests/difftest/run.sh build/release/wasmdbg 30 10
 fi
 
 run fuzz bash tests/fuzz/run.sh --seconds 2
