@@ -266,6 +266,83 @@ WD_INLINE void br_table_moves(wd_val *fp, const wd_insn *e, uint32_t arity)
 #define PUTF32(v) (fp[A].u64 = f32_bits(v))
 #define PUTF64(v) (fp[A].u64 = f64_bits(v))
 
+/* The width of what a fused load (the *_RR and *_RI entries of ops.def) reads. */
+static unsigned fused_load_width(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I32_LOAD8_S_RR: case WD_OP_I32_LOAD8_U_RR:
+    case WD_OP_I32_LOAD8_S_RI: case WD_OP_I32_LOAD8_U_RI:
+        return 1;
+    case WD_OP_I32_LOAD16_S_RR: case WD_OP_I32_LOAD16_U_RR:
+    case WD_OP_I32_LOAD16_S_RI: case WD_OP_I32_LOAD16_U_RI:
+        return 2;
+    case WD_OP_I64_LOAD_RR: case WD_OP_I64_LOAD_RI:
+        return 8;
+    default:
+        return 4;
+    }
+}
+
+/* Whether the instruction at ip, one of wd_op_traps_with_result, traps with the operands
+ * it has now, and how: the tests its handler makes before it writes its result. */
+static WD_NOINLINE bool traps_now(const wd_insn *ip, const wd_val *fp, uint64_t mem_size,
+                                  wd_trap *out)
+{
+    uint64_t r, ea;
+    unsigned width;
+    wd_trap k = WD_TRAP_NONE;
+    switch (ip->op) {
+    case WD_OP_I32_DIV_S:
+        k = S32(C) == 0 ? WD_TRAP_DIV_ZERO
+            : S32(B) == INT32_MIN && S32(C) == -1 ? WD_TRAP_INT_OVERFLOW : WD_TRAP_NONE;
+        break;
+    case WD_OP_I64_DIV_S:
+        k = S64(C) == 0 ? WD_TRAP_DIV_ZERO
+            : S64(B) == INT64_MIN && S64(C) == -1 ? WD_TRAP_INT_OVERFLOW : WD_TRAP_NONE;
+        break;
+    case WD_OP_I32_DIV_U: case WD_OP_I32_REM_S: case WD_OP_I32_REM_U:
+        k = U32(C) == 0 ? WD_TRAP_DIV_ZERO : WD_TRAP_NONE;
+        break;
+    case WD_OP_I64_DIV_U: case WD_OP_I64_REM_S: case WD_OP_I64_REM_U:
+        k = U64(C) == 0 ? WD_TRAP_DIV_ZERO : WD_TRAP_NONE;
+        break;
+    case WD_OP_I32_TRUNC_F32_S: k = trunc_f32_s32(F32(B), &r); break;
+    case WD_OP_I32_TRUNC_F32_U: k = trunc_f32_u32(F32(B), &r); break;
+    case WD_OP_I32_TRUNC_F64_S: k = trunc_f64_s32(F64(B), &r); break;
+    case WD_OP_I32_TRUNC_F64_U: k = trunc_f64_u32(F64(B), &r); break;
+    case WD_OP_I64_TRUNC_F32_S: k = trunc_f32_s64(F32(B), &r); break;
+    case WD_OP_I64_TRUNC_F32_U: k = trunc_f32_u64(F32(B), &r); break;
+    case WD_OP_I64_TRUNC_F64_S: k = trunc_f64_s64(F64(B), &r); break;
+    case WD_OP_I64_TRUNC_F64_U: k = trunc_f64_u64(F64(B), &r); break;
+    default:
+        if (wd_op_info[ip->op].kind == WD_KIND_LOAD) {
+            ea = (uint64_t)U32(B) + C;
+            width = 1u << wd_op_info[ip->op].t2;
+        } else {
+            bool rr = ip->op <= WD_OP_I64_LOAD32_U_RR;
+            ea = (uint32_t)(U32(B) + (rr ? U32(C) : C));
+            width = fused_load_width(ip->op);
+        }
+        k = ea + width > mem_size ? WD_TRAP_MEMORY_OOB : WD_TRAP_NONE;
+    }
+    *out = k;
+    return k != WD_TRAP_NONE;
+}
+
+/* In slow mode, an instruction that does not fit in the `remaining` ticks but traps with a
+ * local.set folded into it: the set never runs, so the Octez PVM runs the instruction and
+ * traps, and so must wasmdbg, where the period's last ticks allow the instruction alone
+ * (a trap in them would otherwise be Too_many_ticks, one set's cost too early). Its own
+ * cost (without the set's) in *cost, its trap in *trap. */
+static bool traps_within(const wd_code *code, const wd_insn *ip, const wd_val *fp,
+                         uint64_t mem_size, uint64_t remaining, uint64_t *cost, wd_trap *trap)
+{
+    if (!wd_op_traps_with_result(ip->op) || ip->a >= code->local_slots)
+        return false;
+    *cost = code->costs[ip - code->insns] - code->set_cost;
+    return *cost <= remaining && traps_now(ip, fp, mem_size, trap);
+}
+
 #if WD_USE_GOTO
 #define JUMP()     goto *tbl[ip->op]
 #define CASE(name) L_##name:
@@ -562,8 +639,13 @@ loop_top:
         goto stop_paused;
     {
         uint32_t c_ = frame->func->code->costs[ip - base];
-        if (c_ > remaining)
-            goto stop_ticks;
+        uint64_t own_;
+        if (c_ > remaining) {
+            if (!traps_within(frame->func->code, ip, fp, mem_size, remaining, &own_, &trap))
+                goto stop_ticks;
+            remaining -= own_;
+            goto trapped;
+        }
         remaining -= c_;
         stepped = true;
     }
@@ -1193,13 +1275,14 @@ dyn_short:
     SET_SLOW();
     JUMP();
 
-on_trap: {
+on_trap:
+    if (!t->slow)
+        remaining += block_rest(frame->func->code, (uint32_t)(ip - base) + 1);
+    if (wd_op_traps_with_result(ip->op) && ip->a < frame->func->code->local_slots)
+        remaining += frame->func->code->set_cost; /* the local.set folded into it did not run */
+trapped: { /* the trapping instruction's own cost is paid, nothing after it */
     const wd_code *code = frame->func->code;
     uint32_t i = (uint32_t)(ip - base);
-    if (!t->slow)
-        remaining += block_rest(code, i + 1);
-    if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
-        remaining += code->set_cost; /* the local.set folded into it did not run */
     if (costs != NULL) /* the Trapping step: where the reference profiler closes the frame */
         remaining -= WD_MIN(remaining, costs->label_step);
     SAVE(ip);

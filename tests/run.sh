@@ -32,9 +32,10 @@
 #      charged on its own, on unfused code and on the switch build (tests/octez/determinism.sh)
 #  12. install tests (tests/install/run.sh: `make install` and `uninstall` into a DESTDIR,
 #      the man page and the completions against the help texts)
-#  13. regressions found by fuzzing (tests/regress/run.sh: each input of tests/regress
-#      replayed through its fuzz target built with a plain main, on the asan build, in part
-#      3; the clang build of part 5 builds them too)
+#  13. regression tests (tests/regress/run.sh: one wasmdbg command line per fixed bug, with
+#      its exact outputs, and each input of tests/regress/TARGET replayed through the
+#      fuzz target that found it, built with a plain main; on the release build here and
+#      the asan build in part 3, whose clang build of part 5 builds the replays too)
 #  14. fuzzing (tests/fuzz/run.sh --seconds 2: each libFuzzer target of tests/fuzz run from
 #      its seed corpus, regressions included, for 2 seconds; skipped, saying why, without
 #      clang's libFuzzer)
@@ -268,6 +269,7 @@ if [ -x build/release/wasmdbg ]; then
     run profile-release bash tests/profile/run.sh build/release/wasmdbg
     run budget-release bash tests/budget/run.sh build/release/wasmdbg
     run install-release bash tests/install/run.sh build/release/wasmdbg
+    run regress-release bash tests/regress/run.sh build/release --cases
     run octez-phases bash tests/octez/phases.sh build/release/pvmsteps
     run octez-truth bash tests/octez/py.sh tests/octez/truth.py build/release/wasmdbg \
         "${WD_SHARED_DIR:-../shared}/reference/octez-ticks/truth.json"
