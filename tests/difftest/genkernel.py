@@ -93,7 +93,7 @@ class Body:
         self.labels = [Label('func', None, sig.results)]
         self.budget = budget
         self.indent = 1
-        for _ in range(self.rng.randint(0, 4)):
+        for _ in range(self.rng.choice([0, 1, 2, 4, 4, 12, 30])):
             self.locals.append(self.rng.choice(['i32', 'i64']))
 
     def emit(self, text):
@@ -255,17 +255,22 @@ class Body:
         for t in reversed(params):
             self.emit('local.set %d' % self.local_of(t))
 
-    def if_(self, results, depth):
+    def if_(self, results, depth, params=()):
+        """An if, with an else unless it may go without (its params are its results)."""
+        params = list(params)
+        self.values(params, depth)
         self.cond(depth)
         lb = self.label('if', results)
-        self.emit('if %s%s' % (lb.name, Sig('', [], results).text()))
+        self.emit('if %s%s' % (lb.name, Sig('', params, results).text()))
         self.indent += 1
+        self.take_params(params)
         self.stmts(depth + 1, self.rng.randint(0, 3))
         self.values(results, depth)
-        if results or self.rng.random() < 0.6:
+        if params != results or self.rng.random() < 0.6:
             self.indent -= 1
             self.emit('else')
             self.indent += 1
+            self.take_params(params)
             self.stmts(depth + 1, self.rng.randint(0, 3))
             self.values(results, depth)
         self.indent -= 1
@@ -422,7 +427,13 @@ class Body:
         elif choice == 'loop':
             self.loop(depth)
         elif choice == 'if':
-            self.if_([], depth)
+            if r.random() < 0.7:
+                self.if_([], depth)
+            else:  # parameters, results, maybe no else
+                params = [r.choice(['i32', 'i64']) for _ in range(r.randint(1, 2))]
+                results = list(params) if r.random() < 0.5 else [r.choice(['i32', 'i64'])]
+                self.if_(results, depth, params)
+                self.consume(results)
         elif choice == 'call':
             if r.random() < 0.3 and self.g.table_types:
                 s = r.choice(self.g.table_types)
@@ -596,6 +607,9 @@ class Gen:
             body.emit('  br_if $inputs')
             body.emit('end')
         body.stmts(0, r.randint(3, 10))
+        if self.deep is not None:  # recursion near the call depth limit
+            body.emit('i32.const %d' % self.deep)
+            body.emit('call $deep')
         if r.random() < 0.3:  # one reboot per level: a flag in durable storage
             for n in ('store_has', 'store_write', 'store_delete'):
                 self.use(n)
@@ -642,6 +656,13 @@ class Gen:
         r = self.rng
         self.reboot_at = KEYS_AT + 0x800
         funcs = [self.function(s) for s in self.funcs]
+        # now and then a recursion around the call depth limit: 300 frames in 2.0.0 (the
+        # kernel gets 299, kernel_run's included), 60,000 after
+        self.deep = None
+        if r.random() < 0.06:
+            self.deep = r.choice([100, 296, 297, 298, 299, 400, 59996, 59997, 59998, 60000])
+            funcs.append('(func $deep (param i32)\n  local.get 0\n  if\n    local.get 0\n'
+                         '    i32.const 1\n    i32.sub\n    call $deep\n  end)')
         run = self.kernel_run()
         out = ['(module']
         types = []
