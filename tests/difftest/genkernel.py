@@ -44,7 +44,7 @@ HOST = {
 }
 # Durable keys, placed at KEYS_AT: valid ones, a read-only one, invalid ones.
 KEYS = ['/a', '/b', '/b/c', '/b/d', '/e/f/g', '/readonly/kernel/env/reboot_counter',
-        '/kernel/x', 'nope', '/a//b', '/' + 'k' * 70, '/a/b/c/d/e/f/g/h/i/j/k']
+        '/kernel/x', 'nope', '/a//b', '/' + 'k' * 70, '/a/b/c/d/e/f/g/h/i/j/k', '/' + 'l' * 260]
 KEYS_AT = 0x8000
 SCRATCH = 0x9000      # read_input's level and counter, reveal_metadata's result
 INBUF = 0x9100        # read_input's destination
@@ -638,6 +638,21 @@ class Gen:
             body.emit('  drop')
             body.emit('end')
         self.use('write_output')
+        if r.random() < 0.05:  # past the outbox's 100 messages a level
+            n = body.new_local('i32')
+            body.emit('i32.const %d' % r.choice([99, 100, 101, 120]))
+            body.emit('local.set %d' % n)
+            body.emit('loop $spam')
+            body.emit('  i32.const %d' % OUT_AT)
+            body.emit('  i32.const %d' % r.choice([0, 3, 4096, 4097]))
+            body.emit('  call $write_output')
+            body.emit('  drop')
+            body.emit('  local.get %d' % n)
+            body.emit('  i32.const 1')
+            body.emit('  i32.sub')
+            body.emit('  local.tee %d' % n)
+            body.emit('  br_if $spam')
+            body.emit('end')
         body.emit('i32.const %d' % OUT_AT)
         body.emit('global.get $acc')
         body.emit('i64.store')
