@@ -192,12 +192,12 @@ ZERO_ARG = {'i32': 'i32:0', 'i64': 'i64:0', 'f32': 'f32:0', 'f64': 'f64:0',
 class Context:
     def __init__(self, opts):
         self.opts = opts
-        self.lock = threading.Lock()
 
 
 def generate(opts, seed, index, work):
-    """Writes work/seed.bin and work/raw.wasm; returns (mode, attempts rejected by all,
-    mismatch text or None). raw.wasm is valid for wabt unless a mismatch is returned."""
+    """Writes work/seed.bin and work/raw.wasm; returns (mode: 'base' or 'refs', invalid
+    attempts refused by all three engines, a mismatch or None, a reason to skip or None).
+    raw.wasm is valid for wabt when neither is given."""
     rng = random.Random('%s:%d' % (seed, index))
     refs = index % REFS_EVERY == REFS_EVERY - 1
     # a third of the modules also go through random optimisation passes (-fp), whose
