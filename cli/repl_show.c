@@ -498,14 +498,24 @@ static bool normalize(const char *path, char *out, size_t size)
  * copies of its boot.wasm, megabytes of hex. */
 #define DURABLE_CUT 64
 
-static int print_node(void *ud, const char *path, const uint8_t *value, size_t size)
+/* The first n bytes of a durable value in hex. */
+static void print_blob_hex(const wd_durable_blob *v, size_t n)
+{
+    for (size_t off = 0, got; off < n; off += got) {
+        const uint8_t *b = wd_durable_piece(v, off, &got);
+        got = WD_MIN(got, n - off);
+        print_hex(b, got);
+    }
+}
+
+static int print_node(void *ud, const char *path, const wd_durable_blob *value, size_t size)
 {
     bool full = *(const bool *)ud;
     printf("%s\n  ", path);
     if (value != NULL && (full || size <= DURABLE_CUT)) {
-        print_hex(value, size);
+        print_blob_hex(value, size);
     } else if (value != NULL) {
-        print_hex(value, DURABLE_CUT);
+        print_blob_hex(value, DURABLE_CUT);
         printf("... (%zu bytes)", size);
     }
     printf("\n");
@@ -591,23 +601,11 @@ static size_t int_kind(const char *kind, const char **name, bool *is_signed)
     return 0;
 }
 
-/* A value as `kind`: hex, string, or a little-endian integer, signed for i32 and i64 (the
- * reference reads every kind unsigned: its i64 -1 shows as 18446744073709551615), with the
- * reference's message, then hex, when the size is wrong. */
-static void print_value(const uint8_t *b, size_t n, const char *kind)
+/* A little-endian integer of n <= 32 bytes in decimal, signed (two's complement) when
+ * is_signed (then n <= 8). */
+static void print_int(const uint8_t *b, size_t n, bool is_signed)
 {
-    const char *name;
-    bool is_signed = false;
-    size_t want = int_kind(kind, &name, &is_signed);
-    if (strcmp(kind, "string") == 0) {
-        fwrite(b, 1, n, stdout);
-    } else if (want == 0) {
-        print_hex(b, n);
-    } else if (n != want) {
-        printf("Error: %s values must be %zu bytes long. Defaulting to hexadecimal value\n",
-               name, want);
-        print_hex(b, n);
-    } else if (is_signed) { /* two's complement in n <= 8 bytes */
+    if (is_signed) {
         uint64_t v = 0;
         for (size_t i = n; i-- > 0;)
             v = v << 8 | b[i];
@@ -623,6 +621,60 @@ static void print_value(const uint8_t *b, size_t n, const char *kind)
             be[i] = b[n - 1 - i];
         big_to_dec(be, n, dec);
         printf("%s", dec);
+    }
+}
+
+static void print_size_error(const char *name, size_t want)
+{
+    printf("Error: %s values must be %zu bytes long. Defaulting to hexadecimal value\n", name,
+           want);
+}
+
+/* A value as `kind`: hex, string, or a little-endian integer, signed for i32 and i64 (the
+ * reference reads every kind unsigned: its i64 -1 shows as 18446744073709551615), with the
+ * reference's message, then hex, when the size is wrong. */
+static void print_value(const uint8_t *b, size_t n, const char *kind)
+{
+    const char *name;
+    bool is_signed = false;
+    size_t want = int_kind(kind, &name, &is_signed);
+    if (strcmp(kind, "string") == 0) {
+        fwrite(b, 1, n, stdout);
+    } else if (want == 0) {
+        print_hex(b, n);
+    } else if (n != want) {
+        print_size_error(name, want);
+        print_hex(b, n);
+    } else {
+        print_int(b, n, is_signed);
+    }
+    printf("\n");
+}
+
+/* A durable value as print_value shows it, read in pieces (a large value may be sparse). */
+static void print_durable_value(const wd_durable_blob *v, size_t n, const char *kind)
+{
+    uint8_t b[32]; /* the largest integer kind */
+    if (n <= sizeof b) {
+        for (size_t off = 0, got; off < n; off += got) {
+            const uint8_t *piece = wd_durable_piece(v, off, &got);
+            memcpy(b + off, piece, got);
+        }
+        print_value(b, n, kind);
+        return;
+    }
+    const char *name;
+    bool is_signed;
+    size_t want = int_kind(kind, &name, &is_signed);
+    if (strcmp(kind, "string") == 0) {
+        for (size_t off = 0, got; off < n; off += got) {
+            const uint8_t *piece = wd_durable_piece(v, off, &got);
+            fwrite(piece, 1, got, stdout);
+        }
+    } else {
+        if (want != 0)
+            print_size_error(name, want);
+        print_blob_hex(v, n);
     }
     printf("\n");
 }
@@ -649,12 +701,12 @@ void wd_repl_show_key(wd_repl *r, int argc, char **argv)
         return;
     }
     size_t size;
-    const uint8_t *v = wd_durable_value(wd_pvm_durable(r->s.pvm), key, len, &size);
+    const wd_durable_blob *v = wd_durable_get(wd_pvm_durable(r->s.pvm), key, len, &size);
     if (v == NULL) {
         printf("Key not found\n");
         return;
     }
-    print_value(v, size, kind);
+    print_durable_value(v, size, kind);
 }
 
 /* ---- memory ------------------------------------------------------------------------------- */

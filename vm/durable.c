@@ -9,11 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct blob {
+/* A value is flat, its bytes in one allocation, or sparse: PAGE-byte pages, each allocated
+ * when it is first written (a page never written reads as zeros) and shared copy-on-write
+ * between copies of the value. store_create makes a value of more than SPARSE_MIN bytes
+ * sparse, so that it costs memory for the bytes written only (two store_create(2^31 - 1)
+ * took 4.5 GB when they were zero-filled; now their page tables, 4 MiB each). Values
+ * written or set, small as a rule, stay flat. A sparse value read whole (wd_durable_value,
+ * wd_durable_keep: a kernel, for decoding) is copied in one piece once, until it changes. */
+#define PAGE       4096u
+#define SPARSE_MIN (64u * 1024)
+
+typedef struct page {
     uint32_t refs;
-    uint32_t size, cap;
-    uint8_t data[];
+    uint8_t data[PAGE];
+} page;
+
+typedef struct wd_durable_blob {
+    uint32_t refs;
+    uint32_t size; /* bytes */
+    uint32_t cap;  /* flat: bytes in data; sparse: entries in pages */
+    page **pages;  /* sparse: page i holds bytes [i * PAGE, (i + 1) * PAGE), NULL when never
+                      written; NULL for a flat value */
+    uint8_t *whole; /* sparse: the bytes in one piece, made on demand, dropped at a change */
+    uint8_t data[]; /* flat: the bytes */
 } blob;
+
+static const uint8_t zero_page[PAGE];
 
 typedef struct node node;
 
@@ -85,10 +106,23 @@ static bool next_step(const char **key, size_t *len, const char **step, size_t *
 
 /* ---- values and nodes ---------------------------------------------------------------- */
 
+static void page_unref(wd_ctx *ctx, page *pg)
+{
+    if (pg != NULL && --pg->refs == 0)
+        wd_free(ctx, pg);
+}
+
 static void blob_unref(wd_ctx *ctx, blob *b)
 {
-    if (b != NULL && --b->refs == 0)
-        wd_free(ctx, b);
+    if (b == NULL || --b->refs > 0)
+        return;
+    if (b->pages != NULL) {
+        for (uint32_t i = 0; i < b->cap; i++)
+            page_unref(ctx, b->pages[i]);
+        wd_free(ctx, b->pages);
+        wd_free(ctx, b->whole);
+    }
+    wd_free(ctx, b);
 }
 
 static blob *blob_new(wd_ctx *ctx, uint32_t size)
@@ -96,10 +130,69 @@ static blob *blob_new(wd_ctx *ctx, uint32_t size)
     blob *b = wd_alloc(ctx, sizeof *b + size);
     if (b == NULL)
         return NULL;
-    b->refs = 1;
-    b->size = size;
-    b->cap = size;
+    *b = (blob){.refs = 1, .size = size, .cap = size};
     return b;
+}
+
+static uint32_t pages_for(uint64_t size)
+{
+    return (uint32_t)((size + PAGE - 1) / PAGE);
+}
+
+/* A sparse value of `size` zero bytes, no page allocated. */
+static blob *sparse_new(wd_ctx *ctx, uint32_t size)
+{
+    blob *b = wd_alloc(ctx, sizeof *b);
+    page **pages = wd_calloc(ctx, pages_for(size), sizeof *pages);
+    if (b == NULL || pages == NULL) {
+        wd_free(ctx, b);
+        wd_free(ctx, pages);
+        return NULL;
+    }
+    *b = (blob){.refs = 1, .size = size, .cap = pages_for(size), .pages = pages};
+    return b;
+}
+
+/* The bytes of b from `offset` (< b->size) in one piece: *n of them, to the end of their page
+ * or of the value. */
+static const uint8_t *piece(const blob *b, uint64_t offset, size_t *n)
+{
+    if (b->pages == NULL) {
+        *n = b->size - offset;
+        return b->data + offset;
+    }
+    size_t in = offset % PAGE;
+    *n = WD_MIN(PAGE - in, (size_t)(b->size - offset));
+    const page *pg = b->pages[offset / PAGE];
+    return (pg != NULL ? pg->data : zero_page) + in;
+}
+
+/* Copies b's bytes [offset, offset + n) into dst. */
+static void copy_out(const blob *b, uint64_t offset, uint8_t *dst, size_t n)
+{
+    while (n > 0) {
+        size_t got;
+        const uint8_t *src = piece(b, offset, &got);
+        got = WD_MIN(got, n);
+        memcpy(dst, src, got);
+        dst += got;
+        offset += got;
+        n -= got;
+    }
+}
+
+/* b's bytes in one piece (a sparse value's copied once, until it changes); NULL on out of
+ * memory. The copy is a cache, not state: b may be shared. */
+static const uint8_t *blob_whole(wd_ctx *ctx, blob *b)
+{
+    if (b->pages == NULL)
+        return b->data;
+    if (b->whole == NULL) {
+        b->whole = wd_alloc(ctx, b->size);
+        if (b->whole != NULL)
+            copy_out(b, 0, b->whole, b->size);
+    }
+    return b->whole;
 }
 
 static uint32_t hash_name(const char *s, size_t n)
@@ -523,7 +616,7 @@ int64_t wd_durable_read(const wd_durable *d, const char *key, size_t len, uint64
     if (offset >= b->size)
         return WD_DURABLE_EINVALID_ACCESS;
     size_t count = WD_MIN(max, (size_t)(b->size - offset));
-    memcpy(dst, b->data + offset, count);
+    copy_out(b, offset, dst, count);
     return (int64_t)count;
 }
 
@@ -554,6 +647,73 @@ static blob *value_for_write(wd_ctx *ctx, node *n, uint32_t size)
     return c;
 }
 
+/* Makes *slot (a page of a unique sparse value) a page of its own: allocated if it was
+ * never written, copied if it is shared. */
+static bool own_page(wd_ctx *ctx, page **slot)
+{
+    page *pg = *slot;
+    if (pg != NULL && pg->refs == 1)
+        return true;
+    page *c = wd_alloc(ctx, sizeof *c);
+    if (c == NULL)
+        return false;
+    c->refs = 1;
+    memcpy(c->data, pg != NULL ? pg->data : zero_page, PAGE);
+    page_unref(ctx, pg);
+    *slot = c;
+    return true;
+}
+
+/* Writes src[0..n) at `offset` into nd's sparse value, which then has `size` bytes. The
+ * value, its page table and the pages written are made unique and allocated first, so that
+ * out of memory leaves the value as it was. */
+static bool sparse_write(wd_ctx *ctx, node *nd, uint64_t offset, const uint8_t *src, size_t n,
+                         uint32_t size)
+{
+    blob *b = nd->value;
+    uint32_t need = WD_MAX(pages_for(size), b->cap);
+    if (b->refs > 1 || need > b->cap) {
+        if (b->refs == 1 && need < pages_for(WD_DURABLE_MAX_VALUE) / 2)
+            need = WD_MAX(need, b->cap * 2); /* appends stay amortised O(1) */
+        page **pages = wd_calloc(ctx, need, sizeof *pages);
+        blob *c = b->refs > 1 ? wd_alloc(ctx, sizeof *c) : b;
+        if (pages == NULL || c == NULL) {
+            wd_free(ctx, pages);
+            if (c != b)
+                wd_free(ctx, c);
+            return false;
+        }
+        memcpy(pages, b->pages, b->cap * sizeof *pages);
+        if (c != b) { /* a copy sharing b's pages */
+            for (uint32_t i = 0; i < b->cap; i++)
+                if (pages[i] != NULL)
+                    pages[i]->refs++;
+            *c = (blob){.refs = 1, .size = b->size};
+            blob_unref(ctx, b);
+            nd->value = c;
+        } else {
+            wd_free(ctx, b->pages);
+        }
+        c->pages = pages;
+        c->cap = need;
+        b = c;
+    }
+    for (uint64_t p = offset / PAGE; n > 0 && p <= (offset + n - 1) / PAGE; p++)
+        if (!own_page(ctx, &b->pages[p]))
+            return false;
+    wd_free(ctx, b->whole);
+    b->whole = NULL;
+    while (n > 0) {
+        size_t in = offset % PAGE, count = WD_MIN(PAGE - in, n);
+        memcpy(b->pages[offset / PAGE]->data + in, src, count);
+        src += count;
+        offset += count;
+        n -= count;
+    }
+    b->size = size;
+    return true;
+}
+
 int wd_durable_write(wd_durable *d, const char *key, size_t len, uint64_t offset,
                      const uint8_t *src, size_t n)
 {
@@ -567,7 +727,10 @@ int wd_durable_write(wd_durable *d, const char *key, size_t len, uint64_t offset
     node *node_ = walk_mut(d, key, len, true, &oom);
     if (node_ == NULL)
         return WD_DURABLE_EGENERIC;
-    blob *b = value_for_write(d->ctx, node_, (uint32_t)WD_MAX(offset + n, size));
+    uint32_t new_size = (uint32_t)WD_MAX(offset + n, size);
+    if (node_->value != NULL && node_->value->pages != NULL)
+        return sparse_write(d->ctx, node_, offset, src, n, new_size) ? 0 : WD_DURABLE_EGENERIC;
+    blob *b = value_for_write(d->ctx, node_, new_size);
     if (b == NULL)
         return WD_DURABLE_EGENERIC;
     if (n != 0)
@@ -604,10 +767,12 @@ int wd_durable_create(wd_durable *d, const char *key, size_t len, int64_t size)
     node *node_ = walk_mut(d, key, len, true, &oom);
     if (node_ == NULL)
         return WD_DURABLE_EGENERIC;
-    blob *b = blob_new(d->ctx, (uint32_t)size);
+    blob *b = size > SPARSE_MIN ? sparse_new(d->ctx, (uint32_t)size)
+                                : blob_new(d->ctx, (uint32_t)size);
     if (b == NULL)
         return WD_DURABLE_EGENERIC;
-    memset(b->data, 0, (size_t)size);
+    if (b->pages == NULL)
+        memset(b->data, 0, (size_t)size);
     node_->value = b;
     return 0;
 }
@@ -615,12 +780,22 @@ int wd_durable_create(wd_durable *d, const char *key, size_t len, int64_t size)
 const uint8_t *wd_durable_value(const wd_durable *d, const char *key, size_t len, size_t *size)
 {
     const node *n = lookup(d, key, len);
-    if (n == NULL || n->value == NULL) {
-        *size = 0;
-        return NULL;
-    }
-    *size = n->value->size;
-    return n->value->data;
+    const uint8_t *bytes = n != NULL && n->value != NULL ? blob_whole(d->ctx, n->value) : NULL;
+    *size = bytes != NULL ? n->value->size : 0;
+    return bytes;
+}
+
+const wd_durable_blob *wd_durable_get(const wd_durable *d, const char *key, size_t len,
+                                      size_t *size)
+{
+    const node *n = lookup(d, key, len);
+    *size = n != NULL && n->value != NULL ? n->value->size : 0;
+    return n != NULL ? n->value : NULL;
+}
+
+const uint8_t *wd_durable_piece(const wd_durable_blob *v, size_t offset, size_t *n)
+{
+    return piece(v, offset, n);
 }
 
 /* A kept value is its blob, one reference more (wd_durable_kept stays incomplete: its
@@ -630,13 +805,12 @@ const wd_durable_kept *wd_durable_keep(wd_durable *d, const char *key, size_t le
                                        const uint8_t **data, size_t *size)
 {
     const node *n = lookup(d, key, len);
-    if (n == NULL || n->value == NULL) {
-        *data = NULL;
+    *data = n != NULL && n->value != NULL ? blob_whole(d->ctx, n->value) : NULL;
+    if (*data == NULL) {
         *size = 0;
         return NULL;
     }
     n->value->refs++;
-    *data = n->value->data;
     *size = n->value->size;
     return (const wd_durable_kept *)n->value;
 }
@@ -656,8 +830,7 @@ typedef struct walk_state {
 
 static int visit(walk_state *w, node *n)
 {
-    int rc = w->fn(w->ud, w->len ? w->path : "/", n->value ? n->value->data : NULL,
-                   n->value ? n->value->size : 0);
+    int rc = w->fn(w->ud, w->len ? w->path : "/", n->value, n->value ? n->value->size : 0);
     if (rc != 0)
         return rc;
     if (!ensure_sorted(w->ctx, n))

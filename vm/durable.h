@@ -62,22 +62,35 @@ int wd_durable_write(wd_durable *d, const char *key, size_t len, uint64_t offset
                      const uint8_t *src, size_t n);
 /* Sets the whole value (creating or replacing it). */
 int wd_durable_set(wd_durable *d, const char *key, size_t len, const uint8_t *src, size_t n);
-/* Creates a zero-filled value; one exists already: EVALUE_EXISTS. */
+/* Creates a zero-filled value; one exists already: EVALUE_EXISTS. A large value takes
+ * memory for the bytes written to it only (durable.c: sparse values). */
 int wd_durable_create(wd_durable *d, const char *key, size_t len, int64_t size);
-/* The value's bytes (borrowed until the next change) or NULL. */
+
+/* A value, read in pieces: wd_durable_get, wd_durable_walk. */
+typedef struct wd_durable_blob wd_durable_blob;
+/* The value at `key` (borrowed until the next change) and its size, or NULL. */
+const wd_durable_blob *wd_durable_get(const wd_durable *d, const char *key, size_t len,
+                                      size_t *size);
+/* The bytes of `v` from `offset` (below its size) in one piece, without copying: *n of them,
+ * to the end of a page or of the value. Bytes never written are zeros. */
+const uint8_t *wd_durable_piece(const wd_durable_blob *v, size_t offset, size_t *n);
+
+/* The value's bytes in one piece (borrowed until the next change), or NULL: no value, or
+ * out of memory for a large value created sparse, whose bytes are then copied into one
+ * piece (a kernel's, to decode it). */
 const uint8_t *wd_durable_value(const wd_durable *d, const char *key, size_t len, size_t *size);
 /* The value as it is now, kept whatever later changes the key (values are copy-on-write),
- * until wd_durable_release, before wd_durable_free: its bytes in *data, *size; NULL when
- * the key has no value. */
+ * until wd_durable_release, before wd_durable_free: its bytes in one piece in *data, *size;
+ * NULL when the key has no value (or out of memory, as wd_durable_value). */
 typedef struct wd_durable_kept wd_durable_kept;
 const wd_durable_kept *wd_durable_keep(wd_durable *d, const char *key, size_t len,
                                        const uint8_t **data, size_t *size);
 void wd_durable_release(wd_durable *d, const wd_durable_kept *k);
 
 /* Visits the subtree at `key` ("/" for all) depth-first in byte order: `fn` gets each
- * node's path (NUL-terminated) and its value (NULL when it has none). Stops when fn
- * returns non-zero, returning that. */
-typedef int (*wd_durable_visit_fn)(void *ud, const char *path, const uint8_t *value,
+ * node's path (NUL-terminated) and its value (NULL when it has none) and its size. Stops
+ * when fn returns non-zero, returning that. */
+typedef int (*wd_durable_visit_fn)(void *ud, const char *path, const wd_durable_blob *value,
                                    size_t size);
 int wd_durable_walk(wd_durable *d, const char *key, size_t len, wd_durable_visit_fn fn,
                     void *ud);

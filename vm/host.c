@@ -304,7 +304,7 @@ HOST(store_create)
     RESULT(rc);
 }
 
-static int hash_visit(void *ud, const char *path, const uint8_t *value, size_t size)
+static int hash_visit(void *ud, const char *path, const wd_durable_blob *value, size_t size)
 {
     crypto_generichash_state *st = ud;
     uint8_t len[8];
@@ -319,7 +319,10 @@ static int hash_visit(void *ud, const char *path, const uint8_t *value, size_t s
         for (int i = 0; i < 8; i++)
             len[i] = (uint8_t)((uint64_t)size >> (8 * i));
         crypto_generichash_update(st, len, sizeof len);
-        crypto_generichash_update(st, value, size);
+        for (size_t off = 0, got; off < size; off += got) {
+            const uint8_t *bytes = wd_durable_piece(value, off, &got);
+            crypto_generichash_update(st, bytes, got);
+        }
     }
     return 0;
 }

@@ -318,6 +318,8 @@ static wd_status load_kernel(wd_pvm *p, wd_error *err)
     size_t size;
     const uint8_t *bytes;
     const wd_durable_kept *k = wd_durable_keep(p->durable, KEY("/kernel/boot.wasm"), &bytes, &size);
+    if (k == NULL && wd_durable_value_size(p->durable, KEY("/kernel/boot.wasm")) >= 0)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory"); /* a sparse value made whole */
     if (k == NULL)
         return wd_fail(err, WD_ERR_MALFORMED, 0, "no kernel at /kernel/boot.wasm");
     if (p->kernel_kept != NULL &&

@@ -1,6 +1,7 @@
 #include "vm/durable.h"
 
 #include "tests/unit/test.h"
+#include "tests/unit/util.h"
 
 #define K(s) s, sizeof(s) - 1
 
@@ -124,7 +125,7 @@ TEST(durable_copy_is_independent)
     CHECK_EQ(ctx.live, 0);
 }
 
-static int count_nodes(void *ud, const char *path, const uint8_t *value, size_t size)
+static int count_nodes(void *ud, const char *path, const wd_durable_blob *value, size_t size)
 {
     (void)path, (void)value, (void)size;
     (*(int *)ud)++;
@@ -169,5 +170,176 @@ TEST(durable_out_of_memory_keeps_state)
         CHECK_EQ(wd_durable_has(d, K("/a/b")), 1);
         wd_durable_free(d);
         CHECK_EQ(ctx.live, 0);
+    }
+}
+
+/* Whether the value at key reads as `want` (n bytes) from offset 0, through wd_durable_read
+ * (2,048 bytes at a time, as store_read) and through wd_durable_piece. */
+static bool reads_as(wd_durable *d, const char *key, const uint8_t *want, size_t n)
+{
+    size_t len = strlen(key), size;
+    const wd_durable_blob *v = wd_durable_get(d, key, len, &size);
+    if (v == NULL || size != n || wd_durable_value_size(d, key, len) != (int64_t)n)
+        return false;
+    uint8_t buf[2048];
+    for (size_t off = 0; off < n; off += sizeof buf) {
+        int64_t got = wd_durable_read(d, key, len, off, buf, sizeof buf);
+        if (got != (int64_t)WD_MIN(sizeof buf, n - off) || memcmp(buf, want + off, (size_t)got))
+            return false;
+    }
+    for (size_t off = 0, got; off < n; off += got) {
+        const uint8_t *p = wd_durable_piece(v, off, &got);
+        if (got == 0 || got > n - off || memcmp(p, want + off, got) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* store_create of 2^31 - 1 bytes, twice: the store takes memory for what is written only,
+ * unwritten bytes read as zeros, writes land anywhere below the size (across pages too),
+ * and the sizes are right. */
+TEST(durable_large_created_values_are_sparse)
+{
+    wd_ctx ctx;
+    wd_test_meter m;
+    wd_test_ctx_metered(&ctx, &m, 0);
+    wd_durable *d = wd_durable_new(&ctx);
+    CHECK_EQ(wd_durable_create(d, K("/a"), WD_DURABLE_MAX_VALUE), 0);
+    CHECK_EQ(wd_durable_create(d, K("/b"), WD_DURABLE_MAX_VALUE), 0);
+    CHECK_EQ(wd_durable_create(d, K("/b"), 1), WD_DURABLE_EVALUE_EXISTS);
+    CHECK_EQ(wd_durable_value_size(d, K("/a")), WD_DURABLE_MAX_VALUE);
+    CHECK_EQ(wd_durable_value_size(d, K("/b")), WD_DURABLE_MAX_VALUE);
+    uint8_t buf[2048], zeros[2048] = {0};
+    memset(buf, 0xee, sizeof buf);
+    CHECK_EQ(wd_durable_read(d, K("/a"), 1000000000, buf, sizeof buf), 2048);
+    CHECK(memcmp(buf, zeros, sizeof buf) == 0);
+    CHECK_EQ(wd_durable_read(d, K("/b"), WD_DURABLE_MAX_VALUE - 3, buf, sizeof buf), 3);
+    CHECK(memcmp(buf, zeros, 3) == 0);
+    CHECK_EQ(wd_durable_read(d, K("/b"), WD_DURABLE_MAX_VALUE, buf, 1), WD_DURABLE_EINVALID_ACCESS);
+    /* writes: across a page boundary, at the last byte, of 2,048 bytes in the middle */
+    static const uint8_t hello[] = "hello, sparse world";
+    uint64_t across = 4096 * 1000 - 7;
+    CHECK_EQ(wd_durable_write(d, K("/a"), across, hello, sizeof hello), 0);
+    CHECK_EQ(wd_durable_write(d, K("/a"), WD_DURABLE_MAX_VALUE - 1, hello, 1), 0);
+    CHECK_EQ(wd_durable_write(d, K("/a"), WD_DURABLE_MAX_VALUE - 1, hello, 2),
+             WD_DURABLE_EVALUE_SIZE);
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 7 + 1);
+    CHECK_EQ(wd_durable_write(d, K("/b"), 1234567890, buf, sizeof buf), 0);
+    CHECK_EQ(wd_durable_value_size(d, K("/a")), WD_DURABLE_MAX_VALUE);
+    uint8_t got[2048 + 2];
+    CHECK_EQ(wd_durable_read(d, K("/a"), across - 1, got, sizeof hello + 2), sizeof hello + 2);
+    CHECK(got[0] == 0 && memcmp(got + 1, hello, sizeof hello) == 0 && got[sizeof hello + 1] == 0);
+    CHECK_EQ(wd_durable_read(d, K("/a"), WD_DURABLE_MAX_VALUE - 2, got, 10), 2);
+    CHECK(got[0] == 0 && got[1] == 'h');
+    CHECK_EQ(wd_durable_read(d, K("/b"), 1234567889, got, sizeof got), sizeof got);
+    CHECK(got[0] == 0 && memcmp(got + 1, buf, sizeof buf) == 0 && got[sizeof buf + 1] == 0);
+    CHECK_EQ(wd_durable_read(d, K("/a"), 1234567890, got, 16), 16); /* only /b was written */
+    CHECK(memcmp(got, zeros, 16) == 0);
+    /* 4 GiB of values, four pages written: their page tables (4 MiB each) and those pages */
+    CHECK(m.peak < 50u << 20);
+    CHECK(m.now < 9u << 20);
+    wd_durable_free(d);
+    CHECK_EQ(ctx.live, 0);
+    CHECK_EQ(m.now, 0);
+}
+
+/* A sparse value grows by appends like any other, is copied copy-on-write page by page,
+ * stays as it was in a clone and when kept, and reads whole as the bytes written and zeros. */
+TEST(durable_sparse_values_copy_on_write)
+{
+    wd_ctx ctx;
+    wd_test_meter m;
+    wd_test_ctx_metered(&ctx, &m, 0);
+    wd_durable *d = wd_durable_new(&ctx);
+    enum { SIZE = 100000, GROWN = SIZE + 5000 };
+    static uint8_t want[GROWN], other[GROWN];
+    CHECK_EQ(wd_durable_create(d, K("/v"), SIZE), 0);
+    CHECK(reads_as(d, "/v", want, SIZE));
+    CHECK_EQ(wd_durable_write(d, K("/v"), SIZE + 1, want, 1), WD_DURABLE_EINVALID_ACCESS);
+    /* writes here and there (the last one past the end), then appends */
+    size_t size = SIZE;
+    for (size_t off = 5000; off < SIZE; off += 4999) {
+        for (size_t i = 0; i < 1500; i++)
+            want[off + i] = (uint8_t)(off + i);
+        CHECK_EQ(wd_durable_write(d, K("/v"), off, want + off, 1500), 0);
+        size = WD_MAX(size, off + 1500);
+    }
+    CHECK(size > SIZE);
+    while (size < GROWN) {
+        size_t n = WD_MIN((size_t)2048, GROWN - size);
+        memset(want + size, (int)n, n);
+        CHECK_EQ(wd_durable_write(d, K("/v"), size + 1, want + size, n),
+                 WD_DURABLE_EINVALID_ACCESS);
+        CHECK_EQ(wd_durable_write(d, K("/v"), size, want + size, n), 0);
+        size += n;
+    }
+    CHECK_EQ(size, GROWN);
+    CHECK(reads_as(d, "/v", want, size));
+    /* a copy and a clone share the pages until one is written */
+    size_t before = m.now;
+    CHECK_EQ(wd_durable_copy(d, K("/v"), K("/w"), false), 0);
+    wd_durable *snap = wd_durable_clone(d);
+    CHECK(m.now - before < 1000);
+    memcpy(other, want, size);
+    memset(other + 70000, 0x5a, 100);
+    CHECK_EQ(wd_durable_write(d, K("/w"), 70000, other + 70000, 100), 0);
+    CHECK(m.now - before < 40000); /* a page table and a page, not the value */
+    CHECK(reads_as(d, "/w", other, size));
+    CHECK(reads_as(d, "/v", want, size));
+    CHECK(reads_as(snap, "/w", want, size));
+    /* read whole and kept: unchanged by a later write */
+    size_t n;
+    const uint8_t *whole = wd_durable_value(d, K("/v"), &n);
+    CHECK(whole != NULL && n == size && memcmp(whole, want, size) == 0);
+    const uint8_t *kept;
+    const wd_durable_kept *k = wd_durable_keep(d, K("/v"), &kept, &n);
+    CHECK(k != NULL && kept == whole);
+    CHECK_EQ(wd_durable_write(d, K("/v"), 10, other + 70000, 50), 0);
+    CHECK(memcmp(kept, want, size) == 0);
+    memcpy(want + 10, other + 70000, 50);
+    CHECK(reads_as(d, "/v", want, size));
+    whole = wd_durable_value(d, K("/v"), &n);
+    CHECK(whole != NULL && whole != kept && memcmp(whole, want, size) == 0);
+    wd_durable_release(d, k);
+    wd_durable_free(snap);
+    CHECK_EQ(wd_durable_delete(d, K("/v"), false), 0);
+    CHECK_EQ(wd_durable_delete(d, K("/w"), false), 0);
+    wd_durable_free(d);
+    CHECK_EQ(ctx.live, 0);
+    CHECK_EQ(m.now, 0);
+}
+
+/* Out of memory in a write to a sparse value (shared or not, growing or not) leaves it as
+ * it was. */
+TEST(durable_sparse_write_out_of_memory)
+{
+    static uint8_t want[70000 + 3000], bytes[2048];
+    memset(bytes, 0x33, sizeof bytes);
+    for (size_t fail = 1; fail < 8; fail++) {
+        for (int shared = 0; shared < 2; shared++) {
+            wd_ctx ctx;
+            wd_ctx_init(&ctx);
+            wd_durable *d = wd_durable_new(&ctx);
+            CHECK_EQ(wd_durable_create(d, K("/v"), 70000), 0);
+            CHECK_EQ(wd_durable_write(d, K("/v"), 4090, bytes, 10), 0);
+            memset(want, 0, sizeof want);
+            memset(want + 4090, 0x33, 10);
+            wd_durable *snap = shared ? wd_durable_clone(d) : NULL;
+            ctx.fail_after = ctx.count + fail;
+            int rc = wd_durable_write(d, K("/v"), 69000, bytes, sizeof bytes); /* grows */
+            ctx.fail_after = 0;
+            CHECK(rc == 0 || rc == WD_DURABLE_EGENERIC);
+            if (rc == 0)
+                memset(want + 69000, 0x33, sizeof bytes);
+            CHECK(reads_as(d, "/v", want, rc == 0 ? 69000 + sizeof bytes : 70000));
+            if (snap != NULL) {
+                memset(want + 69000, 0, sizeof bytes);
+                CHECK(reads_as(snap, "/v", want, 70000));
+            }
+            wd_durable_free(snap);
+            wd_durable_free(d);
+            CHECK_EQ(ctx.live, 0);
+        }
     }
 }

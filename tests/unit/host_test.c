@@ -36,10 +36,14 @@ static wd_status test_reveal(void *ud, const uint8_t *req, size_t req_size, uint
     return WD_OK;
 }
 
-static bool fx_init(fx *f, int version)
+/* meter: NULL, or counts the bytes the context allocates. */
+static bool fx_init_metered(fx *f, int version, wd_test_meter *meter)
 {
     memset(f, 0, sizeof *f);
-    wd_ctx_init(&f->ctx);
+    if (meter != NULL)
+        wd_test_ctx_metered(&f->ctx, meter, 0);
+    else
+        wd_ctx_init(&f->ctx);
     wd_error_clear(&f->err);
     size_t size;
     uint8_t *bytes = wd_test_read_file("tests/unit/data/host.wasm", &size);
@@ -63,6 +67,11 @@ static bool fx_init(fx *f, int version)
     if (st == WD_OK)
         st = wd_thread_init(&f->t, &f->ctx, 4096, 100, costs, &f->err);
     return st == WD_OK;
+}
+
+static bool fx_init(fx *f, int version)
+{
+    return fx_init_metered(f, version, NULL);
 }
 
 static void fx_fini(fx *f)
@@ -137,6 +146,50 @@ TEST(host_store_keys_and_values)
     CHECK_EQ(CALL(&f, "store_delete_value", 100, k), 0);
     CHECK_EQ(CALL(&f, "store_has", 100, k), 0);
     CHECK_EQ(CALL(&f, "store_delete", 100, k), 0); /* absent: still 0 */
+    fx_fini(&f);
+    CHECK_EQ(f.ctx.live, 0);
+}
+
+/* Two store_create(2^31 - 1) take memory for the bytes written only (they took 4.48 GB when
+ * values were zero-filled at once); their bytes read as zeros but where written. */
+TEST(host_store_create_largest_values)
+{
+    fx f;
+    wd_test_meter meter;
+    CHECK(fx_init_metered(&f, WD_PVM_V6, &meter));
+    size_t before = meter.now;
+    uint32_t k = put(&f, 100, "/big/a"), k2 = put(&f, 120, "/big/b");
+    CHECK_EQ(CALL(&f, "store_create", 100, k, 0x7FFFFFFF), 0);
+    CHECK_EQ(CALL(&f, "store_create", 120, k2, 0x7FFFFFFF), 0);
+    CHECK_EQ(CALL(&f, "store_create", 120, k2, 1), WD_DURABLE_EVALUE_EXISTS);
+    CHECK_EQ(CALL(&f, "store_value_size", 100, k), 0x7FFFFFFF);
+    CHECK_EQ(CALL(&f, "store_value_size", 120, k2), 0x7FFFFFFF);
+    uint8_t *mem = f.inst->memory->data;
+    memset(mem + 1000, 0xff, 4096);
+    CHECK_EQ(CALL(&f, "store_read", 100, k, 1000000000, 1000, 2048), 2048);
+    for (int i = 0; i < 2048; i++)
+        CHECK_EQ(mem[1000 + i], 0);
+    put(&f, 200, "tail!");
+    CHECK_EQ(CALL(&f, "store_write", 120, k2, 0x7FFFFFFF - 5, 200, 5), 0);
+    CHECK_EQ(CALL(&f, "store_write", 120, k2, 0x7FFFFFFF - 4, 200, 5), WD_DURABLE_EVALUE_SIZE);
+    CHECK_EQ(CALL(&f, "store_write", 100, k, 1500000000, 200, 5), 0);
+    CHECK_EQ(CALL(&f, "store_read", 120, k2, 0x7FFFFFFF - 8, 3000, 100), 8);
+    CHECK(memcmp(mem + 3000, "\0\0\0tail!", 8) == 0);
+    CHECK_EQ(CALL(&f, "store_read", 100, k, 1500000000 - 1, 3000, 7), 7);
+    CHECK(memcmp(mem + 3000, "\0tail!\0", 7) == 0);
+    CHECK_EQ(CALL(&f, "store_read", 120, k2, 1500000000, 3000, 5), 5); /* only /big/a there */
+    CHECK(memcmp(mem + 3000, "\0\0\0\0\0", 5) == 0);
+    CHECK_EQ(CALL(&f, "store_read", 100, k, 0x7FFFFFFF, 3000, 1), WD_DURABLE_EINVALID_ACCESS);
+    CHECK(meter.peak - before < 50u << 20);
+    /* a copy shares the pages: no 2 GiB more either */
+    uint32_t k3 = put(&f, 140, "/big/c");
+    CHECK_EQ(CALL(&f, "store_copy", 100, k, 140, k3), 0);
+    CHECK_EQ(CALL(&f, "store_write", 140, k3, 0, 200, 5), 0);
+    CHECK_EQ(CALL(&f, "store_read", 100, k, 0, 3000, 5), 5);
+    CHECK(memcmp(mem + 3000, "\0\0\0\0\0", 5) == 0);
+    CHECK_EQ(CALL(&f, "store_delete", 100, 4), 0); /* "/big" */
+    CHECK(meter.peak - before < 50u << 20);
+    CHECK(meter.now - before < 1u << 20);
     fx_fini(&f);
     CHECK_EQ(f.ctx.live, 0);
 }
