@@ -169,21 +169,83 @@ static void hex(const uint8_t *b, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
+static uint32_t be32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+}
+
+/* What a reveal request is, decoded as the reference decodes it: the whole payload under
+ * the protocol's reveal_encoding (src/proto_alpha/lib_protocol/sc_rollup_PVM_sig.ml):
+ *   00 ‖ 00 ‖ 32-byte Blake2b hash          raw data (Sc_rollup_reveal_hash.encoding)
+ *   01                                      metadata
+ *   02 ‖ page id                            a DAL page; page id: published level (int32
+ *                                           BE, >= 0: Raw_level_repr), slot index (uint8),
+ *                                           page index (int16 BE)
+ *   03                                      DAL parameters
+ *   04 ‖ page id ‖ threshold (uint8) ‖      an adaptive DAL page; publishers:
+ *        publishers                         00 (None) or 01 ‖ at most 10 contracts of 22
+ *                                           bytes (00 ‖ key hash tag 0-3 ‖ 20, or 01 ‖ 20 ‖
+ *                                           padding)
+ * Anything else (another tag, a byte more or less, a negative level) does not decode, and
+ * the reference then asks for the preimage of the well-known hash, the empty string: it
+ * does not stick the PVM (src/proto_alpha/lib_protocol/sc_rollup_wasm.ml,
+ * V2_0_0.decode_reveal, which the debugger calls in src/lib_wasm_debugger/commands.ml,
+ * `reveals`, where reveal_preimage_builtin answers the well-known hash with ""). */
+enum { REVEAL_EMPTY, REVEAL_RAW, REVEAL_METADATA, REVEAL_DAL_PAGE, REVEAL_DAL_PARAMS,
+       REVEAL_ADAL_PAGE };
+
+static bool contracts_ok(const uint8_t *b, size_t size)
+{
+    if (size % 22 != 0 || size / 22 > 10)
+        return false;
+    for (size_t i = 0; i < size; i += 22)
+        if (b[i] > 1 || (b[i] == 0 && b[i + 1] > 3))
+            return false;
+    return true;
+}
+
+static int reveal_kind(const uint8_t *req, size_t size)
+{
+    if (size == 0)
+        return REVEAL_EMPTY;
+    bool page_ok = size >= 8 && be32(req + 1) < 0x80000000u;
+    switch (req[0]) {
+    case 0x00:
+        return size == 34 && req[1] == 0x00 ? REVEAL_RAW : REVEAL_EMPTY;
+    case 0x01:
+        return size == 1 ? REVEAL_METADATA : REVEAL_EMPTY;
+    case 0x02:
+        return size == 8 && page_ok ? REVEAL_DAL_PAGE : REVEAL_EMPTY;
+    case 0x03:
+        return size == 1 ? REVEAL_DAL_PARAMS : REVEAL_EMPTY;
+    case 0x04:
+        return page_ok && size >= 10 &&
+                       ((req[9] == 0x00 && size == 10) ||
+                        (req[9] == 0x01 && contracts_ok(req + 10, size - 10)))
+                   ? REVEAL_ADAL_PAGE
+                   : REVEAL_EMPTY;
+    default:
+        return REVEAL_EMPTY;
+    }
+}
+
+/* Answers a reveal request as the reference debugger does (src/lib_wasm_debugger/
+ * commands.ml, `reveals`): the preimage from --preimage-dir (or the prompt), the
+ * metadata, a DAL page from --dal-pages-dir; the empty string for a request that does not
+ * decode (reveal_kind). */
 static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *buf, size_t max,
                         size_t *size, wd_error *err)
 {
     wd_pvm *p = ud;
     *size = 0;
-    if (req_size == 0)
-        req_size = 1, req = (const uint8_t *)"\0"; /* undecodable: the empty preimage */
-    switch (req[0]) {
-    case 0x00: { /* raw data: 33-byte hash, tag 00 + Blake2b-256 */
-        if (req_size != 34)
-            return WD_OK; /* like the protocol: an undecodable request is the empty hash */
+    switch (reveal_kind(req, req_size)) {
+    case REVEAL_EMPTY:
+        return WD_OK;
+    case REVEAL_RAW: { /* 33-byte hash, tag 00 + Blake2b-256 */
         uint8_t empty[32];
         crypto_generichash(empty, sizeof empty, NULL, 0, NULL, 0);
-        if (req[1] == 0 && memcmp(req + 2, empty, 32) == 0)
-            return WD_OK;
+        if (memcmp(req + 2, empty, 32) == 0)
+            return WD_OK; /* the well-known hash: the empty string */
         char name[67], path[4200];
         hex(req + 1, 33, name);
         snprintf(path, sizeof path, "%s/%s", p->cfg.preimage_dir ? p->cfg.preimage_dir : "preimage",
@@ -195,35 +257,34 @@ static wd_status reveal(void *ud, const uint8_t *req, size_t req_size, uint8_t *
             return p->prompt(p->prompt_ud, "Preimage", name, dir, buf, max, size, err);
         return wd_fail(err, WD_TRAP, 0, "preimage %s not found in %s", name, dir);
     }
-    case 0x01: { /* metadata: rollup address and origination level 0 */
+    case REVEAL_METADATA: { /* rollup address and origination level 0 */
         uint8_t md[24] = {0};
         memcpy(md, p->cfg.rollup, 20);
         memcpy(buf, md, WD_MIN(max, sizeof md));
         *size = sizeof md;
         return WD_OK;
     }
-    case 0x02: { /* DAL page: published level i32 BE, slot u8, page i16 BE */
-        if (req_size < 8)
-            return wd_fail(err, WD_TRAP, 0, "malformed DAL page reveal request");
-        int32_t lvl = (int32_t)((uint32_t)req[1] << 24 | (uint32_t)req[2] << 16 |
-                                (uint32_t)req[3] << 8 | req[4]);
+    case REVEAL_DAL_PAGE: { /* published level i32 BE, slot u8, page i16 BE */
+        int32_t lvl = (int32_t)be32(req + 1);
         int page = (int16_t)((uint16_t)(req[6] << 8 | req[7]));
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%d-%d-%d", p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages",
-                 lvl, req[5], page);
+        const char *dir = p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages";
+        char name[32], path[4200];
+        snprintf(name, sizeof name, "%d-%d-%d", lvl, req[5], page);
+        snprintf(path, sizeof path, "%s/%s", dir, name);
         if (read_file(path, buf, max, size) == WD_OK)
             return WD_OK;
         if (p->prompt != NULL)
-            return p->prompt(p->prompt_ud, "DAL page", path + strlen(p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages") + 1,
-                             p->cfg.dal_dir ? p->cfg.dal_dir : "dal_pages", buf, max, size, err);
+            return p->prompt(p->prompt_ud, "DAL page", name, dir, buf, max, size, err);
         return wd_fail(err, WD_TRAP, 0, "DAL page %s not found", path);
     }
-    case 0x03:
+    case REVEAL_DAL_PARAMS:
         return wd_fail(err, WD_TRAP, 0,
                        "The kernel tried to request DAL parameters, but this is not yet "
                        "supported by the debugger.");
-    default:
-        return wd_fail(err, WD_TRAP, 0, "unsupported reveal request (tag 0x%02x)", req[0]);
+    default: /* the reference debugger fails an assertion */
+        return wd_fail(err, WD_TRAP, 0,
+                       "The kernel tried to request an adaptive DAL page, which the debugger "
+                       "does not support.");
     }
 }
 
