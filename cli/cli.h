@@ -24,15 +24,6 @@ struct wd_run_report;
 struct wd_srcloc;
 struct wd_module;
 struct json_t;
-struct wd_prof_frame;
-/* The frames of x's backtrace into out (room for WD_RUN_FRAMES), with source lines where
- * m has them (file NULL where not; strings borrowed from x and loc); returns their count. */
-uint32_t wd_cli_backtrace_frames(const struct wd_run_report *x, struct wd_srcloc *loc,
-                                 const struct wd_module *m, struct wd_prof_frame *out);
-/* A frame as backtraces show it: "NAME at 0xOFFSET" and " (FILE:LINE)" where known (cut to
- * `size`; WD_CLI_FRAME_TEXT holds any). */
-enum { WD_CLI_FRAME_TEXT = 4096 };
-void wd_cli_frame_text(const struct wd_prof_frame *f, char *buf, size_t size);
 void wd_cli_print_backtrace(const struct wd_run_report *x, struct wd_srcloc *loc,
                             const struct wd_module *m, const char *indent);
 void wd_cli_backtrace_json(struct json_t *jr, const struct wd_run_report *x,

@@ -833,6 +833,27 @@ int wd_cli_prof_finish(wd_prof *p, const wd_cli_prof_opts *o)
     return code;
 }
 
+uint32_t wd_cli_backtrace_frames(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
+                                 wd_prof_frame *out)
+{
+    for (uint32_t i = 0; i < x->backtrace_count; i++) {
+        const wd_run_frame *f = &x->backtrace[i];
+        uint32_t col;
+        out[i] = (wd_prof_frame){.function = f->name, .func_idx = f->func_idx, .offset = f->offset};
+        if (m == NULL || loc == NULL ||
+            !wd_srcloc_lookup(loc, m, f->offset, &out[i].file, &out[i].line, &col))
+            out[i].file = NULL;
+    }
+    return x->backtrace_count;
+}
+
+void wd_cli_frame_text(const wd_prof_frame *f, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s at 0x%x", f->function, f->offset);
+    if (f->file != NULL && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s:%u)", f->file, f->line);
+}
+
 wd_prof_run_info wd_profhook_run_info(const wd_run_report *r, uint64_t base, const char *reason,
                                       bool with_time)
 {

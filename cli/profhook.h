@@ -93,6 +93,15 @@ typedef struct wd_srcloc {
     uint64_t code_start;   /* module offset of the code section's contents */
 } wd_srcloc;
 
+/* The frames of x's backtrace into out (room for WD_RUN_FRAMES), with source lines where
+ * m has them (file NULL where not; strings borrowed from x and loc); returns their count. */
+uint32_t wd_cli_backtrace_frames(const wd_run_report *x, wd_srcloc *loc, const wd_module *m,
+                                 wd_prof_frame *out);
+/* A frame as backtraces show it: "NAME at 0xOFFSET" and " (FILE:LINE)" where known (cut to
+ * `size`; WD_CLI_FRAME_TEXT holds any). */
+enum { WD_CLI_FRAME_TEXT = 4096 };
+void wd_cli_frame_text(const wd_prof_frame *f, char *buf, size_t size);
+
 /* The profiler's record of the PVM's run report `r`: ticks counted from `base` (a run that
  * began before it counts from it), `reason` its text (NULL: the report's), wall time kept
  * when with_time. */
