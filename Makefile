@@ -158,11 +158,15 @@ BENCH_O := build/bench
 BENCH_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -I. $(WARN) -O2 -g $(GCC_FIXES)
 BENCH_MODULES := $(BENCH_O)/big.wasm $(BENCH_O)/data1m.wasm
 BENCH_KERNELS := $(wildcard ../shared/kernels/tx-kernel-no-verif.wasm) kernels/counter/counter.wasm
+# Inputs files of the two shapes that were quadratic to parse: one inbox of 100,000
+# messages, and 100,000 inboxes of one message (externals of 16 bytes).
+BENCH_INPUTS := $(BENCH_O)/inbox-100k.json $(BENCH_O)/inboxes-100k.json
 .PHONY: bench-callgrind bench-prepare
 
 bench: bench-prepare
 	$(BENCH_O)/runner --wasmdbg build/release/wasmdbg --out $(BENCH_O)
-	$(BENCH_O)/loadtime --header $(BENCH_MODULES) --pvm $(BENCH_KERNELS) >$(BENCH_O)/load.md
+	$(BENCH_O)/loadtime --header $(BENCH_MODULES) --pvm $(BENCH_KERNELS) \
+	    --inputs $(BENCH_INPUTS) >$(BENCH_O)/load.md
 	@cat $(BENCH_O)/load.md
 
 bench-callgrind: bench-prepare
@@ -170,7 +174,7 @@ bench-callgrind: bench-prepare
 
 bench-prepare: deps
 	$(MAKE) BUILD=release build/release/wasmdbg build/release/libwd.a
-	$(MAKE) $(BENCH_O)/runner $(BENCH_O)/loadtime $(BENCH_MODULES)
+	$(MAKE) $(BENCH_O)/runner $(BENCH_O)/loadtime $(BENCH_MODULES) $(BENCH_INPUTS)
 
 $(BENCH_O)/runner: bench/runner.c
 	@mkdir -p $(BENCH_O)
@@ -185,6 +189,16 @@ $(BENCH_O)/big.wasm: $(BENCH_O)/genmod
 	$(BENCH_O)/genmod big $@
 $(BENCH_O)/data1m.wasm: $(BENCH_O)/genmod
 	$(BENCH_O)/genmod data $@
+$(BENCH_O)/inbox-100k.json:
+	@mkdir -p $(BENCH_O)
+	awk 'BEGIN { printf "[["; for (i = 0; i < 100000; i++) \
+	    printf "%s{\"external\": \"%032x\"}", i ? ",\n  " : "", i * 2654435761 % 4294967296; \
+	    print "]]" }' >$@
+$(BENCH_O)/inboxes-100k.json:
+	@mkdir -p $(BENCH_O)
+	awk 'BEGIN { printf "["; for (i = 0; i < 100000; i++) \
+	    printf "%s[{\"external\": \"%032x\"}]", i ? ",\n " : "", i * 2654435761 % 4294967296; \
+	    print "]" }' >$@
 
 # Installs the release binary, the man page and the bash and zsh completions under
 # $(DESTDIR)$(PREFIX), as packagers expect (`make install DESTDIR=$pkgdir PREFIX=/usr`);

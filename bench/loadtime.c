@@ -1,6 +1,7 @@
 /* loadtime.c: times wasmdbg's load phases in process, for `make bench`.
  *
  *   loadtime [--reps N] [--threads N] [--header] [--once] FILE... [--pvm FILE...]
+ *            [--inputs FILE...]
  *
  * For each module: decode (read, validate and translate every body, with the pvm tick
  * model summed into block charges; in PVM mode, floats rejected, for the files after
@@ -19,10 +20,18 @@
  * --threads N: translate the bodies on N threads (default 0: as many as the CPUs, up to 4).
  *
  * --once: decode each module once and print nothing (errors aside), for instruction counts
- * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`. */
+ * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`.
+ *
+ * --inputs: the files after it are inputs files (the reference debugger's JSON), each parsed
+ * N times in process (wd_inputs_parse, the text read before timing): a second table with
+ * their inboxes and messages, the parse time median (min-max), its speed, and the heap
+ * parsing takes, peak and kept, jansson's allocations included. */
 #include "decode/decode.h"
 #include "link/link.h"
+#include "vm/inputs.h"
 #include "vm/tickmodel.h"
+
+#include <jansson.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +137,76 @@ static bool measure_heap(const uint8_t *bytes, size_t size, const wd_decode_opts
     return st == WD_OK;
 }
 
+/* jansson's allocations, counted with the context's while an inputs file is measured:
+ * its functions take no user data, so the meter is this global. */
+static heap_meter *json_meter;
+
+static void *json_malloc(size_t size)
+{
+    return json_meter != NULL ? metered_realloc(json_meter, NULL, size) : malloc(size);
+}
+
+static void json_free(void *ptr)
+{
+    if (json_meter != NULL)
+        (void)metered_realloc(json_meter, ptr, 0);
+    else
+        free(ptr);
+}
+
+/* Parses an inputs file N times (--inputs) and prints its row; false on an error, printed. */
+static bool measure_inputs(const char *path, int reps)
+{
+    size_t size = 0;
+    char *text = (char *)read_file(path, &size);
+    if (text == NULL) {
+        fprintf(stderr, "loadtime: cannot read %s\n", path);
+        return false;
+    }
+    double ms[MAX_REPS];
+    heap_meter hm = {0, 0};
+    size_t kept = 0, messages = 0, inboxes = 0;
+    bool ok = true;
+    for (int i = 0; i <= reps && ok; i++) { /* the last parse is metered, not timed */
+        wd_ctx ctx;
+        wd_ctx_init(&ctx);
+        if (i == reps) {
+            ctx.realloc_fn = metered_realloc;
+            ctx.ud = &hm;
+            json_meter = &hm;
+        }
+        wd_error err;
+        wd_error_clear(&err);
+        wd_inputs *in = NULL;
+        double t0 = now_ms();
+        wd_status st = wd_inputs_parse(&ctx, path, text, size, NULL, &in, &err);
+        if (i < reps)
+            ms[i] = now_ms() - t0;
+        json_meter = NULL;
+        if (st != WD_OK) {
+            fprintf(stderr, "loadtime: %s: %s\n", wd_status_name(st), err.msg);
+            ok = false;
+        } else if (i == reps) {
+            kept = hm.now;
+            inboxes = in->count;
+            for (uint32_t b = 0; b < in->count; b++)
+                messages += in->inboxes[b].count;
+        }
+        wd_inputs_free(in);
+    }
+    free(text);
+    if (!ok)
+        return false;
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    double mb = (double)size / 1e6, d = median(ms, reps); /* sorts ms */
+    char time_text[64], heap_text[64];
+    snprintf(time_text, sizeof time_text, "%.2f (%.2f-%.2f)", d, ms[0], ms[reps - 1]);
+    snprintf(heap_text, sizeof heap_text, "%.1f / %.1f", (double)hm.peak / 1e6, (double)kept / 1e6);
+    printf("| %-24s | %7.2f | %7zu | %8zu | %24s | %7.1f | %17s |\n", base, mb, inboxes, messages,
+           time_text, mb / (d / 1e3), heap_text);
+    return true;
+}
+
 static wd_status no_imports(void *ud, const wd_import *imp, wd_extern *out, wd_error *err)
 {
     (void)ud;
@@ -228,14 +307,24 @@ static bool measure(const char *path, int reps, bool once, const wd_decode_opts 
 int main(int argc, char **argv)
 {
     int reps = 11, status = 0, files = 0;
-    bool once = false;
+    bool once = false, header = false, inputs = false;
+    json_set_alloc_funcs(json_malloc, json_free);
     wd_decode_opts opts;
     memset(&opts, 0, sizeof opts); /* the defaults, whatever fields the options gain */
     opts.costs = wd_tickmodel_builtin("pvm");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--pvm") == 0) {
             opts.pvm = true;
+        } else if (strcmp(argv[i], "--inputs") == 0) {
+            inputs = true;
+            if (header)
+                printf("\n| %-24s | %7s | %7s | %8s | %-24s | %7s | %17s |\n"
+                       "| %.24s | %.7s:| %.7s:| %.8s:| %.24s:| %.7s:| %.17s:|\n",
+                       "inputs (in process)", "size MB", "inboxes", "messages", "parse, ms",
+                       "MB/s", "heap MB peak/kept", DASHES, DASHES, DASHES, DASHES, DASHES,
+                       DASHES, DASHES);
         } else if (strcmp(argv[i], "--header") == 0) {
+            header = true;
             printf("| %-24s | %7s | %s | %-24s | %7s | %20s | %17s |\n", "load (in process)",
                    "size MB", "mode ", "decode, ms", "MB/s", "instantiate, ms",
                    "heap MB peak/kept");
@@ -251,12 +340,12 @@ int main(int argc, char **argv)
                    opts.costs == NULL) {
             fprintf(stderr,
                     "usage: loadtime [--reps N (1-%d)] [--threads N] [--header] [--once] [--pvm] "
-                    "FILE...\n",
+                    "FILE... [--inputs FILE...]\n",
                     MAX_REPS);
             return 2;
         } else {
             files++;
-            if (!measure(argv[i], reps, once, &opts))
+            if (inputs ? !measure_inputs(argv[i], reps) : !measure(argv[i], reps, once, &opts))
                 status = 1;
         }
     }

@@ -13,20 +13,35 @@
 
 #define NONE SIZE_MAX
 
+/* ---- how a file is read ---------------------------------------------------------------
+ * One pass over the text. The loader scans the two outer levels itself (the array of inboxes,
+ * each an array of messages), so it knows where every inbox and message starts as it meets
+ * them; jansson parses one message object at a time, at its position, and the object is
+ * freed once its bytes are made. Time is linear in the file and memory is that of the
+ * messages made, plus one message's tree.
+ *
+ * Errors read as if the file had been parsed whole first: when anything is wrong, jansson
+ * parses the whole text once, and a JSON syntax error anywhere in it is reported (with
+ * jansson's line, column and text) before what the loader found. Only a file that is valid
+ * JSON gets the loader's own errors, the first in the file's order. */
 typedef struct loader {
     wd_ctx *ctx;
     const char *name, *text;
     size_t size;
     const uint8_t *rollup;
     wd_inputs *in;
+    size_t pos;        /* the scan's position in the text */
+    size_t obj;        /* the current message's opening brace */
     size_t inbox, msg; /* where we are, for messages (NONE: not inside one) */
+    WD_VEC(wd_inbox) boxes;
+    WD_VEC(wd_input_msg) msgs; /* the current inbox's, until it ends */
     wd_error *err;
 } loader;
 
 /* ---- positions in the raw text --------------------------------------------------------
- * jansson gives positions for syntax errors only. For a value that parses but means nothing
- * sensible, we walk the raw text (known to be valid JSON by then) to the value along the same
- * path: inbox index, message index, field name. Every walk stops at the end of the text. */
+ * jansson gives positions for syntax errors only. For a field of a message that parses but
+ * means nothing sensible, we walk the message's raw text (valid JSON, jansson parsed it) to
+ * the field. Every walk stops at the end of the text. */
 
 static size_t skip_ws(const loader *l, size_t pos)
 {
@@ -74,21 +89,6 @@ static size_t skip_value(const loader *l, size_t pos)
     return pos;
 }
 
-/* pos at '[': the position of element idx (or of the array when it is not found). */
-static size_t array_item(const loader *l, size_t pos, size_t idx)
-{
-    if (pos >= l->size || l->text[pos] != '[')
-        return pos;
-    size_t p = skip_ws(l, pos + 1);
-    for (size_t i = 0; i < idx; i++) {
-        p = skip_ws(l, skip_value(l, p));
-        if (p >= l->size || l->text[p] != ',')
-            return pos;
-        p = skip_ws(l, p + 1);
-    }
-    return p;
-}
-
 /* pos at '{': the position of member `key` (its value when `value`), or pos when not found
  * (a key written with escapes is not recognised: the object is then the best we can say). */
 static size_t member(const loader *l, size_t pos, const char *key, bool value)
@@ -109,16 +109,6 @@ static size_t member(const loader *l, size_t pos, const char *key, bool value)
         p = skip_ws(l, p + 1);
     }
     return pos;
-}
-
-static size_t inbox_pos(const loader *l, size_t inbox)
-{
-    return array_item(l, skip_ws(l, 0), inbox);
-}
-
-static size_t msg_pos(const loader *l)
-{
-    return array_item(l, inbox_pos(l, l->inbox), l->msg);
 }
 
 static unsigned hex4(const char *s)
@@ -153,9 +143,26 @@ static size_t string_offset(const loader *l, size_t quote, size_t off)
     return WD_MIN(i, l->size);
 }
 
-/* Records "name:LINE:COL: inbox I, message J: <what>" for raw offset pos. */
+/* The whole text parsed by jansson: WD_OK when it is valid JSON, else its syntax error
+ * ("name:LINE:COL: what", err->offset the byte offset), as jansson reports it. */
+static wd_status check_syntax(loader *l)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(l->text, l->size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
+    if (root != NULL) {
+        json_decref(root);
+        return WD_OK;
+    }
+    size_t pos = jerr.position > 0 ? (size_t)jerr.position : 0;
+    return wd_fail(l->err, WD_ERR_USAGE, pos, "%s:%d:%d: %s", l->name, jerr.line, jerr.column,
+                   jerr.text);
+}
+
+/* Records "name:LINE:COL: inbox I, message J: <what>" for raw offset pos, unless the file
+ * has a JSON syntax error: that one is recorded instead. */
 static WD_PRINTF(3, 4) wd_status fail_at(loader *l, size_t pos, const char *fmt, ...)
 {
+    WD_TRY(check_syntax(l));
     unsigned long line = 1, column = 1;
     for (size_t i = 0; i < pos && i < l->size; i++) {
         unsigned char c = (unsigned char)l->text[i];
@@ -228,7 +235,7 @@ static wd_status check_hex(loader *l, int f, const char *hex, size_t len, size_t
 static wd_status check_size(loader *l, size_t size)
 {
     if (size > WD_INPUT_MAX_MESSAGE)
-        return fail_at(l, msg_pos(l),
+        return fail_at(l, l->obj,
                        "message of %zu bytes is larger than an inbox message may be (%u bytes)",
                        size, WD_INPUT_MAX_MESSAGE);
     return WD_OK;
@@ -319,14 +326,9 @@ static wd_status transfer_message(loader *l, size_t obj, json_t *const vals[F_CO
     return st;
 }
 
-/* One message object of the current inbox. */
-static wd_status message(loader *l, json_t *m, wd_input_msg *out)
+/* The fields of the message object m (at raw position obj) -> its bytes. */
+static wd_status message_fields(loader *l, size_t obj, json_t *m, wd_input_msg *out)
 {
-    size_t obj = msg_pos(l);
-    if (!json_is_object(m))
-        return fail_at(l, obj,
-                       "expected a message object: {\"external\": HEX}, "
-                       "{\"serialized\": HEX} or {\"payload\": MICHELSON, ...}");
     json_t *vals[F_COUNT] = {0};
     const char *key;
     json_t *v;
@@ -360,36 +362,106 @@ static wd_status message(loader *l, json_t *m, wd_input_msg *out)
                        vals[F_EXTERNAL] ? F_EXTERNAL : F_SERIALIZED, out);
 }
 
-static wd_status inboxes(loader *l, json_t *root)
+/* The scan's next character that is not blank (l->pos moved to it), or -1 at the end. */
+static int next_char(loader *l)
 {
-    if (!json_is_array(root))
-        return fail_at(l, skip_ws(l, 0), "expected an array of inboxes (arrays of messages)");
-    size_t count = json_array_size(root);
-    if (count > UINT32_MAX)
-        return fail_at(l, 0, "too many inboxes");
-    wd_inputs *in = l->in;
-    in->inboxes = wd_arena_alloc(&in->arena, WD_MAX(count, 1) * sizeof *in->inboxes);
-    if (in->inboxes == NULL)
+    l->pos = skip_ws(l, l->pos);
+    return l->pos < l->size ? (unsigned char)l->text[l->pos] : -1;
+}
+
+/* After an element of an array: true at its ',' (moved past), false at its ']' (moved past);
+ * anything else is a syntax error. */
+static wd_status array_next(loader *l, bool *more)
+{
+    int c = next_char(l);
+    if (c != ',' && c != ']')
+        return fail_at(l, l->pos, "expected ',' or ']'"); /* check_syntax reports it */
+    l->pos++;
+    *more = c == ',';
+    return WD_OK;
+}
+
+/* One message of the current inbox, at l->pos: parsed by jansson alone, its bytes made, its
+ * tree freed; l->pos moves past it. */
+static wd_status message(loader *l, wd_input_msg *out)
+{
+    int c = next_char(l);
+    l->obj = l->pos;
+    if (c != '{')
+        return fail_at(l, l->obj,
+                       "expected a message object: {\"external\": HEX}, "
+                       "{\"serialized\": HEX} or {\"payload\": MICHELSON, ...}");
+    json_error_t jerr;
+    json_t *m = json_loadb(l->text + l->obj, l->size - l->obj,
+                           JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES, &jerr);
+    if (m == NULL && json_error_code(&jerr) == json_error_out_of_memory)
         return nomem(l);
-    in->count = (uint32_t)count;
-    for (l->inbox = 0; l->inbox < count; l->inbox++) {
-        json_t *box = json_array_get(root, l->inbox);
-        if (!json_is_array(box))
-            return fail_at(l, inbox_pos(l, l->inbox), "expected an inbox (an array of messages)");
-        size_t n = json_array_size(box);
-        if (n > UINT32_MAX - 3)
-            return fail_at(l, inbox_pos(l, l->inbox), "too many messages");
-        wd_inbox *ib = &in->inboxes[l->inbox];
-        ib->msgs = wd_arena_alloc(&in->arena, WD_MAX(n, 1) * sizeof *ib->msgs);
-        if (ib->msgs == NULL)
+    if (m == NULL) /* check_syntax reports it as in the whole file */
+        return fail_at(l, l->obj + (size_t)WD_MAX(jerr.position, 0), "%s", jerr.text);
+    l->pos = l->obj + (size_t)jerr.position; /* past the closing brace */
+    wd_status st = message_fields(l, l->obj, m, out);
+    json_decref(m);
+    return st;
+}
+
+/* A finished vector's elements, copied into the arena (NULL: out of memory). */
+static void *copy_out(loader *l, const void *data, size_t size)
+{
+    return size > 0 ? wd_arena_dup(&l->in->arena, data, size) : wd_arena_alloc(&l->in->arena, 16);
+}
+
+/* The inbox at l->pos, an array of messages: into *out (its messages in the arena). */
+static wd_status inbox(loader *l, wd_inbox *out)
+{
+    int c = next_char(l);
+    size_t start = l->pos;
+    if (c != '[')
+        return fail_at(l, start, "expected an inbox (an array of messages)");
+    l->pos++;
+    l->msgs.count = 0;
+    bool more = next_char(l) != ']';
+    if (!more)
+        l->pos++;
+    for (l->msg = 0; more; l->msg++) {
+        if (l->msg == UINT32_MAX - 3)
+            return fail_at(l, start, "too many messages");
+        wd_input_msg m;
+        WD_TRY(message(l, &m));
+        if (!WD_VEC_PUSH(l->ctx, &l->msgs, m))
             return nomem(l);
-        ib->count = (uint32_t)n;
-        for (l->msg = 0; l->msg < n; l->msg++)
-            WD_TRY(message(l, json_array_get(box, l->msg), &ib->msgs[l->msg]));
-        l->msg = NONE;
+        WD_TRY(array_next(l, &more));
+    }
+    l->msg = NONE;
+    out->count = l->msgs.count;
+    out->msgs = copy_out(l, l->msgs.data, l->msgs.count * sizeof *l->msgs.data);
+    return out->msgs != NULL ? WD_OK : nomem(l);
+}
+
+/* The whole text: an array of inboxes, then nothing but blanks. */
+static wd_status inboxes(loader *l)
+{
+    if (next_char(l) != '[')
+        return fail_at(l, l->pos, "expected an array of inboxes (arrays of messages)");
+    l->pos++;
+    bool more = next_char(l) != ']';
+    if (!more)
+        l->pos++;
+    for (l->inbox = 0; more; l->inbox++) {
+        if (l->inbox == UINT32_MAX)
+            return fail_at(l, 0, "too many inboxes");
+        wd_inbox ib;
+        WD_TRY(inbox(l, &ib));
+        if (!WD_VEC_PUSH(l->ctx, &l->boxes, ib))
+            return nomem(l);
+        WD_TRY(array_next(l, &more));
     }
     l->inbox = NONE;
-    return WD_OK;
+    if (next_char(l) != -1)
+        return fail_at(l, l->pos, "expected the end of the file"); /* check_syntax reports it */
+    wd_inputs *in = l->in;
+    in->count = l->boxes.count;
+    in->inboxes = copy_out(l, l->boxes.data, l->boxes.count * sizeof *l->boxes.data);
+    return in->inboxes != NULL ? WD_OK : nomem(l);
 }
 
 wd_status wd_inputs_parse(wd_ctx *ctx, const char *name, const char *text, size_t size,
@@ -404,24 +476,16 @@ wd_status wd_inputs_parse(wd_ctx *ctx, const char *name, const char *text, size_
                 .inbox = NONE,
                 .msg = NONE,
                 .err = err};
-    json_error_t jerr;
-    json_t *root = json_loadb(text, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-    if (root == NULL) {
-        size_t pos = jerr.position > 0 ? (size_t)jerr.position : 0;
-        return wd_fail(err, WD_ERR_USAGE, pos, "%s:%d:%d: %s", name, jerr.line, jerr.column,
-                       jerr.text);
-    }
     wd_inputs *in = wd_alloc(ctx, sizeof *in);
-    if (in == NULL) {
-        json_decref(root);
+    if (in == NULL)
         return nomem(&l);
-    }
     memset(in, 0, sizeof *in);
     in->ctx = ctx;
     wd_arena_init(&in->arena, ctx);
     l.in = in;
-    wd_status st = inboxes(&l, root);
-    json_decref(root);
+    wd_status st = inboxes(&l);
+    WD_VEC_FREE(ctx, &l.boxes);
+    WD_VEC_FREE(ctx, &l.msgs);
     if (st != WD_OK)
         wd_inputs_free(in);
     else
