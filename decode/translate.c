@@ -2202,9 +2202,11 @@ static wd_status check_locals(xlate *x, const wd_funcdef *fd)
     if (total > x->ltype_cap && !wd_grow(x->ctx, (void **)&x->ltypes, &x->ltype_cap, 1, total))
         return nomem(x);
     uint32_t params = x->type->param_count;
-    if (params != 0)
-        memcpy(x->ltypes, x->type->params, params);
-    uint8_t *lt = x->ltypes + params;
+    uint8_t *lt = x->ltypes; /* NULL while no function had a local: no arithmetic on it */
+    if (params != 0) {
+        memcpy(lt, x->type->params, params);
+        lt += params;
+    }
     for (uint32_t g = 0; g < fd->local_groups; g++) {
         const wd_localdecl *ld = &fd->local_decls[g];
         if (ld->count == 0)
