@@ -4,6 +4,8 @@
 #   - tests/fuzz/seeds/NAME/ (small hand-written ones) and tests/regress/NAME/ (inputs of
 #     fixed bugs: a regression shows at once, when libFuzzer runs the corpus first);
 #   - the repository's and the shared folder's examples of what the target reads:
+#     pvm           kernels: the shared ones, counter, and the tests' .wat kernels (those
+#                   importing smart_rollup_core, converted with wat2wasm into build/fuzz/wat)
 #     decode, run   modules: the spec tests' (converted with wast2json into
 #                   build/spec-json, as tests/spec/run.sh does, when not there yet), the
 #                   shared kernels, kernels/, tests' and bench's .wasm files and tests'
@@ -50,9 +52,10 @@ spec_modules() {
     done
 }
 
-# The repository's text modules, converted once into build/fuzz/wat.
+# The repository's text modules, converted once into build/fuzz/wat; with an argument, only
+# those that contain it.
 wat_modules() {
-    local w out=build/fuzz/wat
+    local w out=build/fuzz/wat grep=${1:-}
     command -v wat2wasm >/dev/null 2>&1 || return 0
     mkdir -p "$out"
     for w in tests/octez/modules/*.wat tests/golden/data/*.wat tests/repl/*.wat \
@@ -60,7 +63,9 @@ wat_modules() {
         [ -f "$out/$(basename "$w" .wat).wasm" ] ||
             wat2wasm --debug-names "$w" -o "$out/$(basename "$w" .wat).wasm" >/dev/null 2>&1
     done
-    put wat "$out"/*.wasm
+    for w in "$out"/*.wasm; do
+        [ -z "$grep" ] || grep -q "$grep" "$w" && put wat "$w"
+    done
 }
 
 # Traces of a few kernels, recorded once into build/fuzz/traces.
@@ -94,6 +99,11 @@ decode | run)
     put shared "$shared"/kernels/*.wasm
     put repo kernels/*.wasm kernels/*/*.wasm tests/golden/data/*.wasm tests/unit/data/*.wasm \
         bench/workloads/*.wasm
+    ;;
+pvm)
+    wat_modules smart_rollup_core
+    put shared "$shared"/kernels/*.wasm
+    put repo kernels/*/*.wasm tests/golden/data/*.wasm
     ;;
 inputs)
     put shared "$shared"/kernels/*.inputs.json

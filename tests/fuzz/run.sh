@@ -4,7 +4,7 @@
 #
 # Builds them (make BUILD=fuzz CC=clang: build/fuzz/fuzz-NAME, with clang's libFuzzer, ASan
 # and UBSan), then runs each for N seconds, one after the other (never two at once), in the
-# order inputs, budget, tickmodel, trace, repl, decode, run, or those named:
+# order inputs, budget, tickmodel, trace, repl, decode, run, pvm, or those named:
 #   build/fuzz/fuzz-NAME -max_total_time=N build/fuzz/corpus/NAME
 # with the target's dictionary (tests/fuzz/NAME.dict). The corpus is filled first with the
 # target's seeds (tests/fuzz/corpus.sh), the inputs of fixed bugs (tests/regress/NAME)
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
         ;;
     esac
 done
-[ ${#names[@]} -gt 0 ] || names=(inputs budget tickmodel trace repl decode run)
+[ ${#names[@]} -gt 0 ] || names=(inputs budget tickmodel trace repl decode run pvm)
 out=build/fuzz
 passed=0
 failed=0
