@@ -89,7 +89,7 @@ $(O)/base/%.o: base/%.c
 $(O)/decode/%.o: decode/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Wconversion -MMD -MP -c -o $@ $<
-# The fuzz targets read the example kernel and fib.wasm from the source tree.
+# The REPL's fuzz target reads the example kernel from the source tree.
 $(O)/tests/fuzz/%.o: tests/fuzz/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -DWD_SOURCE_ROOT='"$(CURDIR)"' -MMD -MP -c -o $@ $<

@@ -21,9 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * reports of a failed check). */
 FILE *wd_fuzz_silence(void);
 
-/* The path of a file of this process's own, in $TMPDIR (else /tmp), named `name`, holding
- * data[0..size) (rewritten at each call). Removed at exit. Aborts when it cannot be
- * written. */
+/* Writes data[0..size) into the file `name` of wd_fuzz_dir (a new file each time) and returns
+ * its path, valid until the next call. Aborts when it cannot be written. */
 const char *wd_fuzz_file(const char *name, const uint8_t *data, size_t size);
 
 /* A private directory of this process, created at the first call, removed (with what is
