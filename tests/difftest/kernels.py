@@ -17,6 +17,7 @@ import concurrent.futures
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -50,11 +51,33 @@ def check_kernel(opts, index):
                 p.stderr.strip().splitlines() or ['?'])[0]
         else:
             status, detail = compare.check(opts, case)
+            if status == 'FAIL' and detail.startswith('the model gives no effective ticks'):
+                # an edge-fit or edge-late period needs the first run's ticks, and a run
+                # that gets stuck (call stack exhausted) has none: the debugger's period
+                case['ticks_per_snapshot'] = None
+                status, detail = compare.check(opts, case)
+            if status == 'FAIL' and re.match(r'wasmdbg exited 2: .*: unlinkable: ', detail):
+                status, detail = unlinkable(opts, case, detail)
         if status == 'FAIL':
             save(opts, name, paths, case, detail)
         return status, name, detail
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def unlinkable(opts, case, detail):
+    """wasmdbg refuses a kernel whose imports do not link (a host function the PVM
+    version lacks) before running it, as it refuses floats: the author learns it at the
+    desk (tests/golden/nds-r5). The PVM gets stuck in its first run (Link_error, no
+    fallback kernel). They agree when the model's first run is that."""
+    try:
+        m = compare.model(opts, case, case['ticks_per_snapshot'])
+    except (compare.Skip, compare.Fail) as e:
+        return 'FAIL', '%s; the model: %s' % (detail, e)
+    runs = m['runs']
+    if runs and runs[0]['outcome'] == 'stuck' and 'Link_error' in (runs[0]['message'] or ''):
+        return 'ok', ''
+    return 'FAIL', '%s; the model: %s' % (detail, runs[0]['outcome'] if runs else 'no run')
 
 
 def save(opts, name, paths, case, detail):
