@@ -24,13 +24,6 @@ static void check_limit(const wd_budget_bound *b, const char *what)
                      b->max, b->t.text, got, (uint64_t)want);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     wd_ctx ctx;

@@ -76,13 +76,6 @@ static void decode(wd_ctx *ctx, const uint8_t *data, size_t size, bool pvm)
     wd_module_free(m);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     wd_ctx ctx;

@@ -32,6 +32,18 @@ FILE *wd_fuzz_silence(void)
     return first_stderr;
 }
 
+__attribute__((weak)) void wd_fuzz_setup(void)
+{
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    wd_fuzz_silence();
+    wd_fuzz_setup();
+    return 0;
+}
+
 void wd_fuzz_fail(const char *fmt, ...)
 {
     FILE *f = first_stderr != NULL ? first_stderr : stderr;

@@ -1,5 +1,5 @@
 /* fuzz.h: what the libFuzzer targets of tests/fuzz/ share (tests/fuzz/README.md). Each
- * target is one file defining LLVMFuzzerInitialize and LLVMFuzzerTestOneInput; it frees
+ * target is one file defining LLVMFuzzerTestOneInput (and wd_fuzz_setup if it needs one); it frees
  * everything it made before returning (LeakSanitizer runs after every input) and prints
  * nothing. They are linked with libFuzzer (build/fuzz/fuzz-NAME) or with replay.c, which
  * runs them once on given files (build/asan/replay-NAME, for tests/regress). */
@@ -11,8 +11,11 @@
 
 #include <stdio.h>
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv); /* fuzz.c: wd_fuzz_silence, wd_fuzz_setup */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A target's own set-up, once, after wd_fuzz_silence (fuzz.c has an empty one that a
+ * target's definition replaces). */
+void wd_fuzz_setup(void);
 
 /* Makes the code under test print nowhere: the stdout and stderr streams become /dev/null
  * and stdin an empty file (file descriptor 0 too: nothing reads the terminal). libFuzzer and

@@ -69,13 +69,6 @@ static void parse_base58(const char *text, size_t size)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     wd_ctx ctx;

@@ -58,10 +58,8 @@ static void drive(wd_pvm *p, uint64_t *spent, uint32_t *rounds)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+void wd_fuzz_setup(void)
 {
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
     static wd_ctx ctx;
     wd_ctx_init(&ctx);
     wd_error err;
@@ -69,7 +67,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (wd_inputs_parse(&ctx, "inputs", inputs_text, sizeof inputs_text - 1, NULL, &inputs, &err) !=
         WD_OK)
         wd_fuzz_fail("the fixed inputs: %s", err.msg);
-    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -16,13 +16,10 @@
 
 static char kernel[1024], inputs[1024];
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+void wd_fuzz_setup(void)
 {
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
     snprintf(kernel, sizeof kernel, "%s/kernels/counter/counter.wasm", WD_SOURCE_ROOT);
     snprintf(inputs, sizeof inputs, "%s/kernels/counter/counter.inputs.json", WD_SOURCE_ROOT);
-    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -267,13 +267,6 @@ static void compare(const run *a, const run *b, bool exact)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     run fast = {.name = "fast"}, unfused = {.name = "unfused", .unfused = true},

@@ -130,13 +130,6 @@ static void compare(const char *what, const run *a, const run *b)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
-    return 0;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = wd_fuzz_file("model.json", data, size);

@@ -58,14 +58,11 @@ static void write_outputs(wd_prof *p, const wd_trace_reader *r)
         wd_fuzz_fail("writing the outputs: %s", err.msg);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
+void wd_fuzz_setup(void)
 {
-    (void)argc, (void)argv;
-    wd_fuzz_silence();
     devnull = fopen("/dev/null", "w");
     if (devnull == NULL)
         wd_fuzz_fail("cannot open /dev/null");
-    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
