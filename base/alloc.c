@@ -281,3 +281,38 @@ void wd_arena_fini(wd_arena *a)
     a->head = NULL;
     a->used = a->avail = 0;
 }
+
+#define METER_HEADER 16 /* each block carries its size; keeps malloc's alignment */
+
+void *wd_meter_realloc(void *ud, void *ptr, size_t size)
+{
+    wd_meter *m = ud;
+    unsigned char *block = ptr != NULL ? (unsigned char *)ptr - METER_HEADER : NULL;
+    size_t old = 0;
+    if (block != NULL)
+        memcpy(&old, block, sizeof old);
+    if (size == 0) {
+        free(block);
+        m->now -= old;
+        return NULL;
+    }
+    if (size > SIZE_MAX - METER_HEADER ||
+        (m->limit != 0 && size > m->limit - WD_MIN(m->asked, m->limit)))
+        return NULL;
+    m->asked += size;
+    unsigned char *grown = realloc(block, size + METER_HEADER);
+    if (grown == NULL)
+        return NULL;
+    memcpy(grown, &size, sizeof size);
+    m->now = m->now - old + size;
+    m->peak = m->now > m->peak ? m->now : m->peak;
+    return grown + METER_HEADER;
+}
+
+void wd_ctx_metered(wd_ctx *ctx, wd_meter *m, size_t limit)
+{
+    wd_ctx_init(ctx);
+    *m = (wd_meter){.limit = limit};
+    ctx->realloc_fn = wd_meter_realloc;
+    ctx->ud = m;
+}

@@ -25,6 +25,18 @@ bool wd_ctx_forkable(const wd_ctx *ctx);
 void wd_ctx_fork(const wd_ctx *ctx, wd_ctx *fork);
 void wd_ctx_join(wd_ctx *ctx, const wd_ctx *fork);
 
+/* A context on libc that counts its allocations' bytes (tests and benchmarks): `asked`,
+ * every size asked for (each allocation and reallocation; frees aside), `now` live and
+ * `peak`. It refuses a request that would take `asked` past `limit` (0: none): an input that
+ * once made a huge allocation then fails a test on the count, without allocating it. `m`
+ * must outlive the context. wd_meter_realloc is its realloc_fn (ud: the meter), for
+ * allocations made outside a context (jansson's). */
+typedef struct wd_meter {
+    size_t asked, limit, now, peak;
+} wd_meter;
+void wd_ctx_metered(wd_ctx *ctx, wd_meter *m, size_t limit);
+void *wd_meter_realloc(void *ud, void *ptr, size_t size);
+
 /* NULL on failure (or on injected failure). Sizes of 0 return a unique non-NULL pointer. */
 void *wd_alloc(wd_ctx *ctx, size_t size);
 void *wd_calloc(wd_ctx *ctx, size_t count, size_t size);

@@ -87,46 +87,13 @@ static uint8_t *read_file(const char *path, size_t *size)
     return data;
 }
 
-/* A counting allocator: each block carries its size in a header. */
-typedef struct heap_meter {
-    size_t now, peak;
-} heap_meter;
-
-#define HEADER 16 /* keeps the blocks 16-byte aligned, as malloc's are */
-
-static void *metered_realloc(void *ud, void *ptr, size_t size)
-{
-    heap_meter *hm = ud;
-    unsigned char *block = ptr != NULL ? (unsigned char *)ptr - HEADER : NULL;
-    size_t old = 0;
-    if (block != NULL)
-        memcpy(&old, block, sizeof old);
-    if (size == 0) {
-        free(block);
-        hm->now -= old;
-        return NULL;
-    }
-    if (size > SIZE_MAX - HEADER)
-        return NULL;
-    unsigned char *grown = realloc(block, size + HEADER);
-    if (grown == NULL)
-        return NULL;
-    memcpy(grown, &size, sizeof size);
-    hm->now = hm->now - old + size;
-    if (hm->now > hm->peak)
-        hm->peak = hm->now;
-    return grown + HEADER;
-}
-
 /* The peak heap of a decode, and what the module keeps, in bytes; false on an error. */
 static bool measure_heap(const uint8_t *bytes, size_t size, const wd_decode_opts *opts,
                          size_t *peak, size_t *kept)
 {
-    heap_meter hm = {0, 0};
+    wd_meter hm;
     wd_ctx ctx;
-    wd_ctx_init(&ctx);
-    ctx.realloc_fn = metered_realloc;
-    ctx.ud = &hm;
+    wd_ctx_metered(&ctx, &hm, 0);
     wd_error err;
     wd_error_clear(&err);
     wd_module *m = NULL;
@@ -139,17 +106,17 @@ static bool measure_heap(const uint8_t *bytes, size_t size, const wd_decode_opts
 
 /* jansson's allocations, counted with the context's while an inputs file is measured:
  * its functions take no user data, so the meter is this global. */
-static heap_meter *json_meter;
+static wd_meter *json_meter;
 
 static void *json_malloc(size_t size)
 {
-    return json_meter != NULL ? metered_realloc(json_meter, NULL, size) : malloc(size);
+    return json_meter != NULL ? wd_meter_realloc(json_meter, NULL, size) : malloc(size);
 }
 
 static void json_free(void *ptr)
 {
     if (json_meter != NULL)
-        (void)metered_realloc(json_meter, ptr, 0);
+        (void)wd_meter_realloc(json_meter, ptr, 0);
     else
         free(ptr);
 }
@@ -164,14 +131,14 @@ static bool measure_inputs(const char *path, int reps)
         return false;
     }
     double ms[MAX_REPS];
-    heap_meter hm = {0, 0};
+    wd_meter hm = {0};
     size_t kept = 0, messages = 0, inboxes = 0;
     bool ok = true;
     for (int i = 0; i <= reps && ok; i++) { /* the last parse is metered, not timed */
         wd_ctx ctx;
         wd_ctx_init(&ctx);
         if (i == reps) {
-            ctx.realloc_fn = metered_realloc;
+            ctx.realloc_fn = wd_meter_realloc;
             ctx.ud = &hm;
             json_meter = &hm;
         }

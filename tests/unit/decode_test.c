@@ -940,9 +940,9 @@ TEST(decode_locals_allocate_by_bytes)
         n += sizeof map;
     }
     CHECK(n <= sizeof bytes);
-    wd_test_meter meter;
+    wd_meter meter;
     wd_ctx ctx;
-    wd_test_ctx_metered(&ctx, &meter, (size_t)8 << 20);
+    wd_ctx_metered(&ctx, &meter, (size_t)8 << 20);
     wd_module *m;
     wd_error err;
     CHECK_EQ(decode(&ctx, bytes, n, false, &m, &err), WD_OK);

@@ -201,8 +201,8 @@ static bool reads_as(wd_durable *d, const char *key, const uint8_t *want, size_t
 TEST(durable_large_created_values_are_sparse)
 {
     wd_ctx ctx;
-    wd_test_meter m;
-    wd_test_ctx_metered(&ctx, &m, 0);
+    wd_meter m;
+    wd_ctx_metered(&ctx, &m, 0);
     wd_durable *d = wd_durable_new(&ctx);
     CHECK_EQ(wd_durable_create(d, K("/a"), WD_DURABLE_MAX_VALUE), 0);
     CHECK_EQ(wd_durable_create(d, K("/b"), WD_DURABLE_MAX_VALUE), 0);
@@ -249,8 +249,8 @@ TEST(durable_large_created_values_are_sparse)
 TEST(durable_sparse_values_copy_on_write)
 {
     wd_ctx ctx;
-    wd_test_meter m;
-    wd_test_ctx_metered(&ctx, &m, 0);
+    wd_meter m;
+    wd_ctx_metered(&ctx, &m, 0);
     wd_durable *d = wd_durable_new(&ctx);
     enum { SIZE = 100000, GROWN = SIZE + 5000 };
     static uint8_t want[GROWN], other[GROWN];

@@ -37,11 +37,11 @@ static wd_status test_reveal(void *ud, const uint8_t *req, size_t req_size, uint
 }
 
 /* meter: NULL, or counts the bytes the context allocates. */
-static bool fx_init_metered(fx *f, int version, wd_test_meter *meter)
+static bool fx_init_metered(fx *f, int version, wd_meter *meter)
 {
     memset(f, 0, sizeof *f);
     if (meter != NULL)
-        wd_test_ctx_metered(&f->ctx, meter, 0);
+        wd_ctx_metered(&f->ctx, meter, 0);
     else
         wd_ctx_init(&f->ctx);
     wd_error_clear(&f->err);
@@ -155,7 +155,7 @@ TEST(host_store_keys_and_values)
 TEST(host_store_create_largest_values)
 {
     fx f;
-    wd_test_meter meter;
+    wd_meter meter;
     CHECK(fx_init_metered(&f, WD_PVM_V6, &meter));
     size_t before = meter.now;
     uint32_t k = put(&f, 100, "/big/a"), k2 = put(&f, 120, "/big/b");

@@ -251,9 +251,9 @@ TEST(prof_dwarf_entry_counts_bounded)
         n += sizes[k];
         unit[0] = (uint8_t)(n - 4), unit[1] = unit[2] = unit[3] = 0;
         unit[8] = (uint8_t)(n - 12); /* from after the header length to the program: none */
-        wd_test_meter meter;
+        wd_meter meter;
         wd_ctx ctx;
-        wd_test_ctx_metered(&ctx, &meter, (size_t)1 << 20);
+        wd_ctx_metered(&ctx, &meter, (size_t)1 << 20);
         wd_dwarf_sections s = {unit, n, NULL, 0, NULL, 0};
         wd_dwarf_lines *l = NULL;
         wd_error err;

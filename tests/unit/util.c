@@ -89,41 +89,6 @@ bool wd_test_same_files(const char *a, const char *b, const char *base,
     return same;
 }
 
-#define METER_HEADER 16 /* each block carries its size; keeps malloc's alignment */
-
-static void *metered_realloc(void *ud, void *ptr, size_t size)
-{
-    wd_test_meter *m = ud;
-    unsigned char *block = ptr != NULL ? (unsigned char *)ptr - METER_HEADER : NULL;
-    size_t old = 0;
-    if (block != NULL)
-        memcpy(&old, block, sizeof old);
-    if (size == 0) {
-        free(block);
-        m->now -= old;
-        return NULL;
-    }
-    if (size > SIZE_MAX - METER_HEADER ||
-        (m->limit != 0 && size > m->limit - WD_MIN(m->asked, m->limit)))
-        return NULL;
-    m->asked += size;
-    unsigned char *grown = realloc(block, size + METER_HEADER);
-    if (grown == NULL)
-        return NULL;
-    memcpy(grown, &size, sizeof size);
-    m->now = m->now - old + size;
-    m->peak = m->now > m->peak ? m->now : m->peak;
-    return grown + METER_HEADER;
-}
-
-void wd_test_ctx_metered(wd_ctx *ctx, wd_test_meter *m, size_t limit)
-{
-    wd_ctx_init(ctx);
-    *m = (wd_test_meter){.limit = limit};
-    ctx->realloc_fn = metered_realloc;
-    ctx->ud = m;
-}
-
 uint32_t wd_test_rnd(uint64_t *state, uint32_t n)
 {
     uint64_t x = *state;

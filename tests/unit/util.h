@@ -17,14 +17,6 @@ uint8_t *wd_test_read_file(const char *path, size_t *size);
  * compared, then removed). */
 bool wd_test_same_files(const char *a, const char *b, const char *base,
                         const char *const *exts, int count);
-/* A context on libc that counts its allocations' bytes: `asked`, every size asked for (each
- * allocation and reallocation; frees aside), `now` live and `peak`. It refuses a request that
- * would take `asked` past `limit` (0: none): an input that once made a huge allocation then
- * fails the test on the count, without allocating it. `m` must outlive the context. */
-typedef struct wd_test_meter {
-    size_t asked, limit, now, peak;
-} wd_test_meter;
-void wd_test_ctx_metered(wd_ctx *ctx, wd_test_meter *m, size_t limit);
 /* A xorshift step of *state (not 0): a number below n. */
 uint32_t wd_test_rnd(uint64_t *state, uint32_t n);
 
