@@ -295,14 +295,6 @@ static uint32_t leb_size(uint64_t v)
     return n;
 }
 
-static const wd_custom *custom(const wd_module *m, const char *name)
-{
-    for (uint32_t i = 0; i < m->custom_count; i++)
-        if (strcmp(m->customs[i].name, name) == 0)
-            return &m->customs[i];
-    return NULL;
-}
-
 /* DWARF addresses in wasm count from the code section's contents (its function count
  * first). The module keeps where each body starts (after its size): the contents start
  * that size's and the count's LEB128 bytes earlier (as producers write them: minimal). */
@@ -310,7 +302,7 @@ static void load_lines(wd_srcloc *s, const wd_module *m)
 {
     wd_srcloc_fini(s);
     s->module = m;
-    const wd_custom *line = custom(m, ".debug_line");
+    const wd_custom *line = wd_module_custom(m, ".debug_line");
     uint32_t first = m->import_func_count;
     if (line == NULL || first >= m->func_count)
         return;
@@ -319,7 +311,8 @@ static void load_lines(wd_srcloc *s, const wd_module *m)
     if (fd->body_offset < back)
         return;
     s->code_start = fd->body_offset - back;
-    const wd_custom *ls = custom(m, ".debug_line_str"), *str = custom(m, ".debug_str");
+    const wd_custom *ls = wd_module_custom(m, ".debug_line_str");
+    const wd_custom *str = wd_module_custom(m, ".debug_str");
     wd_dwarf_sections secs = {line->data, line->size, ls ? ls->data : NULL, ls ? ls->size : 0,
                               str ? str->data : NULL, str ? str->size : 0};
     wd_error err;

@@ -1136,14 +1136,6 @@ static wd_status validate_bodies(decoder *d)
     return st;
 }
 
-static const wd_custom *find_custom(const wd_module *m, const char *name)
-{
-    for (uint32_t i = 0; i < m->custom_count; i++)
-        if (strcmp(m->customs[i].name, name) == 0)
-            return &m->customs[i];
-    return NULL;
-}
-
 static wd_status decode(decoder *d)
 {
     wd_status st = read_module(d);
@@ -1155,7 +1147,7 @@ static wd_status decode(decoder *d)
     if (st != WD_OK)
         return st;
     WD_TRY(validate_module(d));
-    const wd_custom *names = find_custom(d->m, "name");
+    const wd_custom *names = wd_module_custom(d->m, "name");
     WD_TRY(wd_names_parse(d->m, names != NULL ? names->data : NULL, names != NULL ? names->size : 0,
                           d->err));
     if (d->opts->pvm)

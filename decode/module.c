@@ -51,6 +51,14 @@ int64_t wd_module_find_export(const wd_module *m, const char *name, uint8_t kind
     return -1;
 }
 
+const wd_custom *wd_module_custom(const wd_module *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->custom_count; i++)
+        if (strcmp(m->customs[i].name, name) == 0)
+            return &m->customs[i];
+    return NULL;
+}
+
 const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, size_t size)
 {
     if (m->names.funcs != NULL && idx < m->func_count && m->names.funcs[idx] != NULL)

@@ -205,6 +205,9 @@ typedef struct wd_module {
 /* Index of the export named `name` of `kind`, or -1. */
 int64_t wd_module_find_export(const wd_module *m, const char *name, uint8_t kind);
 
+/* The first custom section named `name`, or NULL. */
+const wd_custom *wd_module_custom(const wd_module *m, const char *name);
+
 /* The function's display name: its name-section entry, else "func[idx]" written to buf. */
 const char *wd_module_func_name(const wd_module *m, uint32_t idx, char *buf, size_t size);
 

@@ -10,21 +10,14 @@
 #include "vm/pvmticks.h"
 #include "vm/tickmodel.h"
 
-static const wd_custom *custom(const wd_module *m, const char *name)
-{
-    for (uint32_t i = 0; i < m->custom_count; i++)
-        if (strcmp(m->customs[i].name, name) == 0)
-            return &m->customs[i];
-    return NULL;
-}
-
 /* The line tables, looked up at each function body's module offset (any address will do). */
 static void lines(wd_ctx *ctx, const wd_module *m)
 {
-    const wd_custom *line = custom(m, ".debug_line");
+    const wd_custom *line = wd_module_custom(m, ".debug_line");
     if (line == NULL)
         return;
-    const wd_custom *ls = custom(m, ".debug_line_str"), *str = custom(m, ".debug_str");
+    const wd_custom *ls = wd_module_custom(m, ".debug_line_str");
+    const wd_custom *str = wd_module_custom(m, ".debug_str");
     wd_dwarf_sections secs = {line->data,
                               line->size,
                               ls ? ls->data : NULL,

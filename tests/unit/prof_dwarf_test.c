@@ -17,14 +17,6 @@ typedef struct lines {
     uint64_t code_start;
 } lines;
 
-static const wd_custom *custom(const wd_module *m, const char *name)
-{
-    for (uint32_t i = 0; i < m->custom_count; i++)
-        if (strcmp(m->customs[i].name, name) == 0)
-            return &m->customs[i];
-    return NULL;
-}
-
 static uint32_t leb_size(uint64_t v)
 {
     uint32_t n = 1;
@@ -77,8 +69,9 @@ static bool setup(fixture *x, const char *file)
     free(bytes);
     if (!ok)
         return false;
-    const wd_custom *dl = custom(x->vm.m, ".debug_line"), *ls = custom(x->vm.m, ".debug_line_str"),
-                    *str = custom(x->vm.m, ".debug_str");
+    const wd_custom *dl = wd_module_custom(x->vm.m, ".debug_line");
+    const wd_custom *ls = wd_module_custom(x->vm.m, ".debug_line_str");
+    const wd_custom *str = wd_module_custom(x->vm.m, ".debug_str");
     if (dl == NULL)
         return false;
     wd_dwarf_sections s = {dl->data, dl->size, ls ? ls->data : NULL, ls ? ls->size : 0,
@@ -193,7 +186,7 @@ TEST(prof_dwarf_damage)
 {
     fixture x;
     CHECK(setup(&x, "prof_dwarf.wasm"));
-    const wd_custom *dl = custom(x.vm.m, ".debug_line");
+    const wd_custom *dl = wd_module_custom(x.vm.m, ".debug_line");
     CHECK(dl != NULL);
     uint8_t *b = malloc(dl->size);
     CHECK(b != NULL);
