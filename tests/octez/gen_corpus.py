@@ -29,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'difftest'))
+from wasmbin import uleb as leb  # noqa: E402 (one LEB128 writer for the tests' modules)
+
 # smart_rollup_core host functions: (params, results)
 HOST = {
     'read_input': ('i32 i32 i32', 'i32'),
@@ -1994,14 +1997,6 @@ def wat2wasm(tool, text, out, debug_names=True):
         os.unlink(src)
 
 
-def leb(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7f
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def custom_section(name, payload):
