@@ -684,9 +684,7 @@ static void print_mode(wbuf *t, const wd_prof *p)
 static void print_summary(wd_prof *p, const wd_cli_prof_opts *o)
 {
     static wbuf t; /* 64 KiB: off the stack */
-    t.f = stdout;
-    t.n = 0;
-    t.failed = false;
+    wb_init(&t, stdout);
     const wd_prof_out *out = &o->out;
     bool wt = out->with_time;
     wb_str(&t, "Profiling result can be found in ");

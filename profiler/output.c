@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "base/thread.h"
 #include "profiler/prof_priv.h"
 #include "profiler/wbuf.h"
@@ -58,11 +59,8 @@ const char *const wd_prof_file_what[WD_PROF_FILE_COUNT] = {
 static wbuf *new_wbuf(wd_ctx *ctx, FILE *f)
 {
     wbuf *w = wd_alloc(ctx, sizeof *w);
-    if (w != NULL) {
-        w->f = f;
-        w->n = 0;
-        w->failed = false;
-    }
+    if (w != NULL)
+        wb_init(w, f);
     return w;
 }
 
@@ -546,9 +544,9 @@ typedef struct timeline {
     const int64_t *tns;
     wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
     uint64_t run_start;         /* the run's first tick */
-    uint64_t offset;            /* Chrome: where the run starts on the timeline */
-    uint64_t ss_offset;         /* speedscope: where the run starts in the profile written (0
-                                   in its own, offset in "all runs") */
+    uint64_t offset;            /* where the run starts on the timeline (both event files) */
+    uint64_t *ss_ranges;        /* speedscope: where each run's events are in the file written
+                                   (from, to: wb_pos), NULL when unknown */
     bool real;                  /* full tree: nodes where they ran */
     uint64_t *cursor;           /* synthetic layout: next free position per depth */
     uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
@@ -712,7 +710,7 @@ static inline void ss_close_to(timeline *t, uint32_t depth)
 
 static inline void ss_open(timeline *t, uint32_t node, uint32_t depth, uint64_t begin)
 {
-    begin += t->ss_offset;
+    begin += t->offset;
     ss_close_to(t, depth);
     uint32_t frame = t->groups[t->nodes[node].sym];
     t->open_depth = depth;
@@ -858,25 +856,29 @@ static bool ss_head(timeline *t, const wd_prof_out *o)
     return !t->spre.oom;
 }
 
-static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t span)
+/* A run's own profile: its events are on the timeline of "all runs" (from the run's offset,
+ * which speedscope subtracts: `startValue`), so that they are also that profile's, byte for
+ * byte (ss_copy_runs). */
+static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t offset, uint64_t span)
 {
     if (i)
         wb_char(w, ',');
     WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"");
     wb_run_name(w, r);
-    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-    wb_u64(w, span);
+    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":");
+    wb_u64(w, offset);
+    WB_LIT(w, ",\"endValue\":");
+    wb_u64(w, offset + span);
     WB_LIT(w, ",\"events\":[");
 }
 
 /* Walks run i's nodes into the outputs whose wbuf is set; offset: where the run starts on
- * the Chrome timeline, and in speedscope's "all runs" profile when `all`. */
-static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset, bool all)
+ * the timeline. */
+static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset)
 {
     wd_prof *p = t->p;
     t->run_start = p->runs.data[i].start;
     t->offset = offset;
-    t->ss_offset = all ? offset : 0;
     t->open_depth = 0;
     if (t->cursor != NULL)
         t->cursor[0] = 0;
@@ -885,30 +887,62 @@ static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset, bool all)
         ss_close_to(t, 1);
 }
 
+/* speedscope's "all runs": the runs' events, already in the file, copied after them there
+ * (wd_file_copy_within), a comma between two runs' events. False when the file cannot do it
+ * (not a regular file, an old kernel, an error): the end is then put back where it was. */
+static bool ss_copy_runs(timeline *t)
+{
+    wbuf *w = t->sw;
+    if (t->ss_ranges == NULL)
+        return false;
+    wb_flush(w);
+    int fd = w->failed || fflush(w->f) != 0 ? -1 : fileno(w->f);
+    off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_CUR);
+    if (end < 0 || (uint64_t)end < w->done)
+        return false;
+    uint64_t base = (uint64_t)end - w->done; /* where w started in the file */
+    uint64_t copied = 0;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < t->p->runs.count; i++) {
+        uint64_t from = t->ss_ranges[2 * i], len = t->ss_ranges[2 * i + 1] - from;
+        if (len == 0)
+            continue;
+        ok = (copied == 0 || write(fd, ",", 1) == 1) && wd_file_copy_within(fd, base + from, len);
+        copied += len + (copied != 0);
+    }
+    if (ok)
+        w->done += copied;
+    else if (ftruncate(fd, end) != 0 || lseek(fd, end, SEEK_SET) != end)
+        w->failed = true; /* the file is then reported as not written */
+    return ok;
+}
+
 /* speedscope's "all runs" profile, after the runs' own and shown first (activeProfileIndex):
  * every run's events again, the runs one after the other as in the Chrome trace, so that the
- * time order, left heavy and sandwich views cover the whole profile. A second walk of the
- * runs: the events of a run's own profile start at 0, these at the run's offset. */
+ * time order, left heavy and sandwich views cover the whole profile. Copied in the file, or
+ * made by a second walk of the runs (the same bytes). */
 static void ss_all_runs(timeline *t, uint64_t end)
 {
     wd_prof *p = t->p;
-    wbuf *fw = t->fw, *cw = t->cw;
-    t->fw = t->cw = NULL;
     if (p->runs.count)
         wb_char(t->sw, ',');
     WB_LIT(t->sw, "\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS "\",\"unit\":\"none\","
                   "\"startValue\":0,\"endValue\":");
     wb_u64(t->sw, end);
     WB_LIT(t->sw, ",\"events\":[");
-    t->first = true;
-    uint64_t offset = 0;
-    for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
-        tl_walk_run(t, i, offset, true);
-        offset += run_span(p, i);
+    if (!ss_copy_runs(t)) {
+        wbuf *fw = t->fw, *cw = t->cw;
+        t->fw = t->cw = NULL;
+        t->first = true;
+        uint64_t offset = 0;
+        for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
+            tl_walk_run(t, i, offset);
+            offset += run_span(p, i);
+        }
+        t->fw = fw;
+        t->cw = cw;
     }
     WB_LIT(t->sw, "]}");
-    t->fw = fw;
-    t->cw = cw;
 }
 
 /* Every run, one after the other: the run's head in each event file, its nodes, its end;
@@ -917,6 +951,8 @@ static void tl_runs(timeline *t)
 {
     wd_prof *p = t->p;
     uint64_t offset = 0;
+    if (t->sw != NULL) /* without them, ss_all_runs walks the runs again */
+        t->ss_ranges = wd_alloc(t->ctx, 2 * ((size_t)p->runs.count + 1) * sizeof *t->ss_ranges);
     for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
         uint64_t span = 0; /* folded stacks alone read no run figures */
         if (t->cw != NULL || t->sw != NULL) {
@@ -926,10 +962,14 @@ static void tl_runs(timeline *t)
             if (t->cw != NULL)
                 chrome_run(t->cw, &r, offset, span);
             if (t->sw != NULL)
-                ss_run(t->sw, i, &r, span);
+                ss_run(t->sw, i, &r, offset, span);
         }
         t->first = true;
-        tl_walk_run(t, i, offset, false);
+        if (t->ss_ranges != NULL)
+            t->ss_ranges[2 * i] = wb_pos(t->sw);
+        tl_walk_run(t, i, offset);
+        if (t->ss_ranges != NULL)
+            t->ss_ranges[2 * i + 1] = wb_pos(t->sw);
         if (t->sw != NULL)
             WB_LIT(t->sw, "]}");
         offset += span;
@@ -944,6 +984,7 @@ static void tl_free(timeline *t)
     wd_free(t->ctx, t->open_end);
     wd_free(t->ctx, t->open_frame);
     wd_free(t->ctx, t->groups);
+    wd_free(t->ctx, t->ss_ranges);
     st_free(&t->names);
     st_free(&t->cpre);
     st_free(&t->spre);
@@ -1427,9 +1468,7 @@ wd_status wd_prof_write_json(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error
     wbuf *w = wd_alloc(p->ctx, sizeof *w);
     if (w == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    w->f = f;
-    w->n = 0;
-    w->failed = false;
+    wb_init(w, f);
     bool ok = write_json(p, o, w);
     wb_flush(w);
     bool failed = w->failed;
@@ -1562,11 +1601,12 @@ static void name_files(wd_prof_files *x, uint32_t n)
  * in the same millisecond names alike), each as a descriptor in x->fds[k]. The first file
  * reserves the name: a run that finds it taken tries the next, so that a profile's files
  * share their base. Returns 0, or the errno of the file that could not be made, and then
- * removes the others made (only those: their names were free). System calls only. */
+ * removes the others made (only those: their names were free). System calls only. Read and
+ * write: speedscope's "all runs" is copied from the file itself (ss_copy_runs). */
 static int create_set(wd_prof_files *x, int *failed)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        x->fds[k] = open(x->paths[k], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        x->fds[k] = open(x->paths[k], O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (x->fds[k] < 0) {
             int e = errno;
             *failed = k;

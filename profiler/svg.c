@@ -509,9 +509,7 @@ static wd_status svg_write(wd_ctx *ctx, FILE *f, const prof_tree *tr, const uint
     wbuf *wb = wd_alloc(ctx, sizeof *wb);
     if (wb == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    wb->f = f;
-    wb->n = 0;
-    wb->failed = false;
+    wb_init(wb, f);
     svgctx c = {.ctx = ctx, .tr = tr, .width = width, .st = st, .f = wb, .measure = true};
     uint64_t all = 0;
     for (uint32_t k = tr->nodes[0].first_child; k != PROF_NONE; k = tr->nodes[k].next_sibling)

@@ -173,20 +173,25 @@ static bool check_speedscope(const char *text, uint64_t total)
     json_t *profiles = json_object_get(doc, "profiles");
     uint64_t sum = 0, all = 0, ends = 0;
     json_t *last_pr = json_array_get(profiles, 4);
+    json_t *runs_events = json_array(); /* the runs' events, one after the other */
     bool ok = json_array_size(profiles) == 5 &&
               json_integer_value(json_object_get(doc, "activeProfileIndex")) == 4 &&
               strcmp(json_string_value(json_object_get(last_pr, "name")), "all runs") == 0;
     for (size_t i = 0; ok && i < json_array_size(profiles); i++) {
         json_t *pr = json_array_get(profiles, i);
         uint64_t *on_top = i < 4 ? &sum : &all;
-        if (i < 4)
-            ends += ju(pr, "endValue");
-        ok = strcmp(json_string_value(json_object_get(pr, "unit")), "none") == 0 &&
+        /* a run's events are on the timeline of "all runs", from its startValue */
+        if (i < 4) {
+            ok = ju(pr, "startValue") == ends && ju(pr, "endValue") >= ends;
+            ends = ju(pr, "endValue");
+            json_array_extend(runs_events, json_object_get(pr, "events"));
+        }
+        ok = ok && strcmp(json_string_value(json_object_get(pr, "unit")), "none") == 0 &&
              strcmp(json_string_value(json_object_get(pr, "type")), "evented") == 0;
         json_t *events = json_object_get(pr, "events");
         int64_t stack[256];
         int depth = 0;
-        uint64_t last = 0;
+        uint64_t last = ju(pr, "startValue");
         for (size_t k = 0; ok && k < json_array_size(events); k++) {
             json_t *e = json_array_get(events, k);
             uint64_t at = ju(e, "at");
@@ -206,7 +211,10 @@ static bool check_speedscope(const char *text, uint64_t total)
         }
         ok = ok && depth == 0 && last <= ju(pr, "endValue");
     }
-    ok = ok && ju(last_pr, "endValue") == ends;
+    /* "all runs" is the runs' events again (copied in the file, or written anew) */
+    ok = ok && ju(last_pr, "endValue") == ends && ju(last_pr, "startValue") == 0 &&
+         json_equal(json_object_get(last_pr, "events"), runs_events);
+    json_decref(runs_events);
     json_decref(doc);
     return ok && sum == total && all == total;
 }
@@ -490,6 +498,16 @@ TEST(prof_files_on_a_thread)
     CHECK(chrome && ss && folded && chrome1 && ss1 && folded1);
     CHECK(strlen(chrome) > 100000 && strcmp(chrome, chrome1) == 0);
     CHECK(strcmp(ss, ss1) == 0 && strcmp(folded, folded1) == 0);
+    /* speedscope where its "all runs" cannot be copied in the file (a stream in memory: the
+     * runs walked again), the same bytes */
+    char *mem = NULL;
+    size_t mem_len = 0;
+    FILE *f4 = open_memstream(&mem, &mem_len);
+    CHECK(f4 != NULL);
+    CHECK_EQ(wd_prof_write_speedscope(p, f4, &o, &err), WD_OK);
+    CHECK(fclose(f4) == 0 && mem != NULL);
+    CHECK(strcmp(ss, mem) == 0);
+    free(mem);
     /* files named ahead get the same bytes, created ahead (u) or by the write (w) */
     static const char *const same_exts[] = {".out", ".svg", ".trace.json", ".speedscope.json"};
     static const char *const bases[] = {"u", "w"};
