@@ -2084,9 +2084,11 @@ static wd_status do_ref(xlate *x, const wd_body_imm *im)
         if (!is_ref(t))
             return invalid(x, "type mismatch in ref.is_null: expected a reference, got %s",
                            type_name(t));
+        if (!x->live) /* no operand popped, maybe: a lazy one left there is not its */
+            return push(x, WD_I32);
         WD_TRY(materialize(x, x->val_count));
         WD_TRY(push(x, WD_I32));
-        return x->live ? emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL) : WD_OK;
+        return emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL);
     default: /* ref.func */
         if (im->x >= x->m->func_count)
             return invalid(x, "unknown function %" PRIu32, im->x);
