@@ -12,7 +12,7 @@
 #define AUTO_LIMIT  (1u << 18)
 #define FULL_CAP    (1u << 24)
 #define STEP_FLOOR  1000u
-#define FIRST_NODES 4096u
+#define FIRST_NODES 16384u /* room reserved at once (touched as used): tx-kernel-no-verif's 10,341 */
 
 static const char *const kind_names[WD_PROF_KIND_COUNT] = {
     "root", "entry", "direct", "indirect", "host", "internal", "section", "step",
@@ -213,9 +213,12 @@ static WD_NOINLINE bool totals_room(wd_prof *p, uint32_t n, bool ahead)
 {
     uint64_t want = (uint64_t)n + (ahead ? WD_MIN(TOT_AHEAD, WD_MAX(TOT_AHEAD_MIN, n)) : 0);
     if (want > p->tot_cap) {
+        /* as much room as the tree has: grown when it grows (it doubles from FIRST_NODES),
+         * not by doubling from 64 (9 copies of the three arrays on tx-kernel-no-verif) */
+        uint64_t room = WD_MAX(want, (uint64_t)p->tree.cap);
         uint32_t cap = p->tot_cap;
         uint32_t cap2 = cap, cap3 = cap;
-        if (!wd_grow(p->ctx, (void **)&p->tot, &cap, sizeof *p->tot, want) ||
+        if (!wd_grow(p->ctx, (void **)&p->tot, &cap, sizeof *p->tot, room) ||
             !wd_grow(p->ctx, (void **)&p->tns, &cap2, sizeof *p->tns, cap) ||
             !wd_grow(p->ctx, (void **)&p->tcalls, &cap3, sizeof *p->tcalls, cap))
             return n <= p->tot_cap && n <= p->tot_ready; /* enough for now, not ahead */
