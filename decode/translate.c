@@ -935,9 +935,13 @@ static WD_NOINLINE wd_status materialize_lazy(xlate *x, lazy *l, uint32_t h)
     return WD_OK;
 }
 
-/* Moves the lazy operand at height h, if it is one, into its slot. */
+/* Moves the lazy operand at height h, if it is one, into its slot. Nothing in dead code: an
+ * operand popped there may be none (the spec's Unknown), and a lazy operand recorded at that
+ * height is then an earlier one, dropped (as in materialize_range). */
 WD_INLINE wd_status materialize(xlate *x, uint32_t h)
 {
+    if (!x->live)
+        return WD_OK;
     lazy *l = find_lazy(x, h);
     return l == NULL ? WD_OK : materialize_lazy(x, l, h);
 }
@@ -2084,11 +2088,9 @@ static wd_status do_ref(xlate *x, const wd_body_imm *im)
         if (!is_ref(t))
             return invalid(x, "type mismatch in ref.is_null: expected a reference, got %s",
                            type_name(t));
-        if (!x->live) /* no operand popped, maybe: a lazy one left there is not its */
-            return push(x, WD_I32);
         WD_TRY(materialize(x, x->val_count));
         WD_TRY(push(x, WD_I32));
-        return emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL);
+        return x->live ? emit(x, WD_OP_REF_IS_NULL, top_slot(x), top_slot(x), 0, NULL) : WD_OK;
     default: /* ref.func */
         if (im->x >= x->m->func_count)
             return invalid(x, "unknown function %" PRIu32, im->x);
