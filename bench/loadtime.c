@@ -136,11 +136,11 @@ static bool measure_inputs(const char *path, int reps)
     bool ok = true;
     for (int i = 0; i <= reps && ok; i++) { /* the last parse is metered, not timed */
         wd_ctx ctx;
-        wd_ctx_init(&ctx);
         if (i == reps) {
-            ctx.realloc_fn = wd_meter_realloc;
-            ctx.ud = &hm;
+            wd_ctx_metered(&ctx, &hm, 0);
             json_meter = &hm;
+        } else {
+            wd_ctx_init(&ctx);
         }
         wd_error err;
         wd_error_clear(&err);

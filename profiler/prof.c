@@ -12,7 +12,7 @@
 #define AUTO_LIMIT  (1u << 18)
 #define FULL_CAP    (1u << 24)
 #define STEP_FLOOR  1000u
-#define FIRST_NODES 16384u /* room reserved at once (touched as used): tx-kernel-no-verif's 10,341 */
+#define FIRST_NODES 16384u /* reserved at once, touched as used: tx-kernel-no-verif has 10,341 */
 
 static const char *const kind_names[WD_PROF_KIND_COUNT] = {
     "root", "entry", "direct", "indirect", "host", "internal", "section", "step",

@@ -1997,8 +1997,6 @@ def wat2wasm(tool, text, out, debug_names=True):
         os.unlink(src)
 
 
-
-
 def custom_section(name, payload):
     body = leb(len(name.encode())) + name.encode() + payload
     return b'\x00' + leb(len(body)) + body

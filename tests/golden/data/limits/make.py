@@ -13,8 +13,6 @@ sys.path.insert(0, os.path.join(HERE, '..', '..', '..', 'difftest'))
 from wasmbin import uleb  # noqa: E402 (the module's LEB128, one copy)
 
 
-
-
 def section(sid, body):
     return bytes([sid]) + uleb(len(body)) + body
 
