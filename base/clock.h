@@ -22,8 +22,8 @@ int64_t wd_clock_ns(void);
 double wd_clock_seconds(void);
 
 /* Whether spans of wd_clock_fast may be timed: it is the monotonic clock, or a TSC that
- * ticks at a constant rate in every power state and on every CPU (CPUID's invariant TSC
- * bit). When false, time with wd_clock_ns. */
+ * ticks at a constant rate in every power state and on every CPU (Linux's clocksource is
+ * the TSC, else CPUID's invariant TSC bit). When false, time with wd_clock_ns. */
 bool wd_clock_fast_ok(void);
 
 /* `secs` since the Unix epoch as UTC "YYYY-MM-DDTHH:MM:SS" into buf (20 bytes with the NUL);
