@@ -74,7 +74,7 @@ bool wd_clock_fast_ok(void)
     /* CPUID 0x80000007, EDX bit 8: the TSC is invariant (Linux's constant_tsc and
      * nonstop_tsc); a hypervisor that cannot keep it so does not report it. */
     unsigned a, b, c, d;
-    if (__get_cpuid_max(0x80000000, NULL) < 0x80000007)
+    if ((unsigned)__get_cpuid_max(0x80000000, NULL) < 0x80000007u)
         return false;
     __cpuid(0x80000007, a, b, c, d);
     (void)a, (void)b, (void)c;
