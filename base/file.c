@@ -1,4 +1,3 @@
-#define _GNU_SOURCE /* copy_file_range (glibc 2.27) */
 #include "base/file.h"
 
 #include <errno.h>
@@ -60,20 +59,4 @@ wd_status wd_read_file(wd_ctx *ctx, const char *path, const char *shown, size_t 
     *out = buf;
     *size = len;
     return WD_OK;
-}
-
-bool wd_file_copy_within(int fd, uint64_t from, uint64_t len)
-{
-    if (from > (uint64_t)INT64_MAX)
-        return false;
-    off_t in = (off_t)from;
-    while (len > 0) {
-        ssize_t k = copy_file_range(fd, &in, fd, NULL, len, 0);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return false;
-        len -= (uint64_t)k;
-    }
-    return true;
 }

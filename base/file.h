@@ -12,10 +12,4 @@
 WD_NODISCARD wd_status wd_read_file(wd_ctx *ctx, const char *path, const char *shown, size_t max,
                                     uint8_t **out, size_t *size, wd_error *err);
 
-/* Appends `len` bytes of the file open on `fd`, from offset `from`, at its current position,
- * the kernel copying them (copy_file_range: no buffer, no page of ours touched). The ranges
- * must not overlap. False when the system cannot (not a regular file, an old kernel) or
- * failed: how much was appended is then unknown, and the caller puts the end back. */
-bool wd_file_copy_within(int fd, uint64_t from, uint64_t len);
-
 #endif

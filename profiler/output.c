@@ -545,20 +545,19 @@ typedef struct timeline {
     wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
     uint64_t run_start;         /* the run's first tick */
     uint64_t offset;            /* where the run starts on the timeline (both event files) */
-    uint64_t *ss_ranges;        /* speedscope: where each run's events are in the file written
-                                   (from, to: wb_pos), NULL when unknown */
     bool real;                  /* full tree: nodes where they ran */
     uint64_t *cursor;           /* synthetic layout: next free position per depth */
     uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
     uint32_t *open_frame;
     uint32_t depth_cap, open_depth;
     uint32_t *groups;           /* speedscope: the frame of each symbol */
+    uint32_t run_frames;        /* speedscope: the first run's frame (one per run after it) */
     strtab names;               /* folded: display names */
     strtab cpre;                /* Chrome: per symbol, an event up to its start */
     strtab spre;                /* speedscope: per frame, an open event up to its time */
     stackbuf sb;                /* folded: the current stack */
     uint32_t max_depth;
-    bool first;                 /* speedscope: no event yet in this profile */
+    bool first;                 /* speedscope: no event yet */
     bool oom;
     bool with_time;
 } timeline;
@@ -683,8 +682,8 @@ static inline void chrome_event(timeline *t, uint32_t node, uint64_t begin)
     wb_commit(t->cw, o);
 }
 
-/* speedscope: an event of `frame` at `at` (the frame's prefix is an open event's; a
- * profile's first event has no comma). */
+/* speedscope: an event of `frame` at `at` (the frame's prefix is an open event's; the
+ * first event has no comma). */
 static inline void ss_event(timeline *t, uint32_t frame, bool open, uint64_t at)
 {
     size_t n, skip = t->first;
@@ -800,9 +799,11 @@ static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t 
 }
 
 /* speedscope's frames are display names: the index of a name's group is the position of its
- * first symbol among the groups. Makes t->groups (the frame of each symbol), writes the head
- * with the frames and, per frame, an open event's start `,{"type":"O","frame":N,"at":`. */
-static bool ss_head(timeline *t, const wd_prof_out *o)
+ * first symbol among the groups; after them, a frame per kernel run (`level L run I`). Makes
+ * t->groups (the frame of each symbol), writes the head with the frames and the head of the
+ * one profile, all runs on one timeline from 0 to `end`, and keeps per frame an open event's
+ * start `,{"type":"O","frame":N,"at":`. */
+static bool ss_head(timeline *t, const wd_prof_out *o, uint64_t end)
 {
     wd_prof *p = t->p;
     wbuf *w = t->sw;
@@ -830,15 +831,22 @@ static bool ss_head(timeline *t, const wd_prof_out *o)
     snprintf(title, sizeof title, "%s (ticks, %s)", o->kernel ? o->kernel : "kernel",
              o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
-    WB_LIT(w, ",\"activeProfileIndex\":"); /* "all runs", after the runs' own */
-    wb_u64(w, p->runs.count);
     WB_LIT(w, ",\n\"shared\":{\"frames\":[");
-    st_init(&t->spre, t->ctx, frames);
-    for (uint32_t i = 0; i < frames; i++) {
+    t->run_frames = frames;
+    st_init(&t->spre, t->ctx, frames + p->runs.count);
+    for (uint32_t i = 0; i < frames + p->runs.count; i++) {
         if (i)
             wb_char(w, ',');
         WB_LIT(w, "\n{\"name\":");
-        wb_json(w, p->syms.data[sym_of[i]].name);
+        if (i < frames) {
+            wb_json(w, p->syms.data[sym_of[i]].name);
+        } else {
+            wd_prof_run r;
+            wd_prof_run_get(p, i - frames, &r);
+            wb_char(w, '"');
+            wb_run_name(w, &r);
+            wb_char(w, '"');
+        }
         wb_char(w, '}');
         char *e = st_room(&t->spre, 48);
         if (e != NULL) {
@@ -850,26 +858,14 @@ static bool ss_head(timeline *t, const wd_prof_out *o)
         }
         st_end(&t->spre);
     }
-    WB_LIT(w, "]},\n\"profiles\":[");
+    WB_LIT(w, "]},\n\"profiles\":[\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS
+              "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
+    wb_u64(w, end);
+    WB_LIT(w, ",\"events\":[");
+    t->first = true;
     wd_free(t->ctx, frame_of);
     wd_free(t->ctx, sym_of);
     return !t->spre.oom;
-}
-
-/* A run's own profile: its events are on the timeline of "all runs" (from the run's offset,
- * which speedscope subtracts: `startValue`), so that they are also that profile's, byte for
- * byte (ss_copy_runs). */
-static void ss_run(wbuf *w, uint32_t i, const wd_prof_run *r, uint64_t offset, uint64_t span)
-{
-    if (i)
-        wb_char(w, ',');
-    WB_LIT(w, "\n{\"type\":\"evented\",\"name\":\"");
-    wb_run_name(w, r);
-    WB_LIT(w, "\",\"unit\":\"none\",\"startValue\":");
-    wb_u64(w, offset);
-    WB_LIT(w, ",\"endValue\":");
-    wb_u64(w, offset + span);
-    WB_LIT(w, ",\"events\":[");
 }
 
 /* Walks run i's nodes into the outputs whose wbuf is set; offset: where the run starts on
@@ -887,95 +883,29 @@ static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset)
         ss_close_to(t, 1);
 }
 
-/* speedscope's "all runs": the runs' events, already in the file, copied after them there
- * (wd_file_copy_within), a comma between two runs' events. False when the file cannot do it
- * (not a regular file, an old kernel, an error): the end is then put back where it was. */
-static bool ss_copy_runs(timeline *t)
-{
-    wbuf *w = t->sw;
-    if (t->ss_ranges == NULL)
-        return false;
-    wb_flush(w);
-    int fd = w->failed || fflush(w->f) != 0 ? -1 : fileno(w->f);
-    off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_CUR);
-    if (end < 0 || (uint64_t)end < w->done)
-        return false;
-    uint64_t base = (uint64_t)end - w->done; /* where w started in the file */
-    uint64_t copied = 0;
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < t->p->runs.count; i++) {
-        uint64_t from = t->ss_ranges[2 * i], len = t->ss_ranges[2 * i + 1] - from;
-        if (len == 0)
-            continue;
-        ok = (copied == 0 || write(fd, ",", 1) == 1) && wd_file_copy_within(fd, base + from, len);
-        copied += len + (copied != 0);
-    }
-    if (ok)
-        w->done += copied;
-    else if (ftruncate(fd, end) != 0 || lseek(fd, end, SEEK_SET) != end)
-        w->failed = true; /* the file is then reported as not written */
-    return ok;
-}
-
-/* speedscope's "all runs" profile, after the runs' own and shown first (activeProfileIndex):
- * every run's events again, the runs one after the other as in the Chrome trace, so that the
- * time order, left heavy and sandwich views cover the whole profile. Copied in the file, or
- * made by a second walk of the runs (the same bytes). */
-static void ss_all_runs(timeline *t, uint64_t end)
-{
-    wd_prof *p = t->p;
-    if (p->runs.count)
-        wb_char(t->sw, ',');
-    WB_LIT(t->sw, "\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS "\",\"unit\":\"none\","
-                  "\"startValue\":0,\"endValue\":");
-    wb_u64(t->sw, end);
-    WB_LIT(t->sw, ",\"events\":[");
-    if (!ss_copy_runs(t)) {
-        wbuf *fw = t->fw, *cw = t->cw;
-        t->fw = t->cw = NULL;
-        t->first = true;
-        uint64_t offset = 0;
-        for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
-            tl_walk_run(t, i, offset);
-            offset += run_span(p, i);
-        }
-        t->fw = fw;
-        t->cw = cw;
-    }
-    WB_LIT(t->sw, "]}");
-}
-
-/* Every run, one after the other: the run's head in each event file, its nodes, its end;
- * then speedscope's all-runs profile. */
+/* Every run, one after the other: the run's head in the Chrome trace, its frame opened in
+ * speedscope, its nodes, the frame closed. */
 static void tl_runs(timeline *t)
 {
     wd_prof *p = t->p;
     uint64_t offset = 0;
-    if (t->sw != NULL) /* without them, ss_all_runs walks the runs again */
-        t->ss_ranges = wd_alloc(t->ctx, 2 * ((size_t)p->runs.count + 1) * sizeof *t->ss_ranges);
     for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
         uint64_t span = 0; /* folded stacks alone read no run figures */
         if (t->cw != NULL || t->sw != NULL) {
-            wd_prof_run r;
-            wd_prof_run_get(p, i, &r);
             span = run_span(p, i);
-            if (t->cw != NULL)
+            if (t->cw != NULL) {
+                wd_prof_run r;
+                wd_prof_run_get(p, i, &r);
                 chrome_run(t->cw, &r, offset, span);
+            }
             if (t->sw != NULL)
-                ss_run(t->sw, i, &r, offset, span);
+                ss_event(t, t->run_frames + i, true, offset);
         }
-        t->first = true;
-        if (t->ss_ranges != NULL)
-            t->ss_ranges[2 * i] = wb_pos(t->sw);
         tl_walk_run(t, i, offset);
-        if (t->ss_ranges != NULL)
-            t->ss_ranges[2 * i + 1] = wb_pos(t->sw);
         if (t->sw != NULL)
-            WB_LIT(t->sw, "]}");
+            ss_event(t, t->run_frames + i, false, offset + span);
         offset += span;
     }
-    if (t->sw != NULL && !t->oom)
-        ss_all_runs(t, offset);
 }
 
 static void tl_free(timeline *t)
@@ -984,7 +914,6 @@ static void tl_free(timeline *t)
     wd_free(t->ctx, t->open_end);
     wd_free(t->ctx, t->open_frame);
     wd_free(t->ctx, t->groups);
-    wd_free(t->ctx, t->ss_ranges);
     st_free(&t->names);
     st_free(&t->cpre);
     st_free(&t->spre);
@@ -1014,15 +943,19 @@ static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wb
         if (ok)
             chrome_head(cw, p, o);
     }
-    if (ok && sw != NULL)
-        ok = ss_head(&t, o);
+    if (ok && sw != NULL) {
+        uint64_t end = 0;
+        for (uint32_t i = 0; i < p->runs.count; i++)
+            end += run_span(p, i);
+        ok = ss_head(&t, o, end);
+    }
     if (ok)
         tl_runs(&t);
     ok = ok && !t.oom;
     if (ok && cw != NULL)
         WB_LIT(cw, "\n]}\n");
     if (ok && sw != NULL)
-        WB_LIT(sw, "\n]}\n");
+        WB_LIT(sw, "]}\n]}\n");
     tl_free(&t);
     return ok;
 }
@@ -1602,12 +1535,11 @@ static void name_files(wd_prof_files *x, uint32_t n)
  * in the same millisecond names alike), each as a descriptor in x->fds[k]. The first file
  * reserves the name: a run that finds it taken tries the next, so that a profile's files
  * share their base. Returns 0, or the errno of the file that could not be made, and then
- * removes the others made (only those: their names were free). System calls only. Read and
- * write: speedscope's "all runs" is copied from the file itself (ss_copy_runs). */
+ * removes the others made (only those: their names were free). System calls only. */
 static int create_set(wd_prof_files *x, int *failed)
 {
     for (int k = 0; k < WD_PROF_FILE_COUNT; k++) {
-        x->fds[k] = open(x->paths[k], O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        x->fds[k] = open(x->paths[k], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (x->fds[k] < 0) {
             int e = errno;
             *failed = k;

@@ -8,9 +8,9 @@
  *   <base>.svg              an interactive flamegraph (zoom, search, tooltips), self-contained
  *   <base>.trace.json       Chrome trace events, ticks on the time axis (Perfetto), 1 tick
  *                           = 1 ns (displayTimeUnit "ns" at the head; otherData.time_unit)
- *   <base>.speedscope.json  speedscope's file format: an evented profile per kernel run, in
- *                           ticks (unit "none"), then WD_PROF_ALL_RUNS (shown first): every
- *                           run one after the other
+ *   <base>.speedscope.json  speedscope's file format: one evented profile, WD_PROF_ALL_RUNS,
+ *                           in ticks (unit "none"): every kernel run one after the other, each
+ *                           in a frame `level L run I`
  *   <base>.json             the machine profile (see wd_prof_json)
  *
  * Stacks deeper than max_depth (folded, SVG) are cut there: the deeper nodes' ticks count
@@ -24,7 +24,7 @@
 
 #include "profiler/prof.h"
 
-/* The name of speedscope's profile of all the kernel runs together. */
+/* The name of speedscope's profile: all the kernel runs together. */
 #define WD_PROF_ALL_RUNS "all runs"
 
 typedef struct wd_prof_out {

@@ -15,7 +15,6 @@ typedef struct wbuf {
     FILE *f;
     size_t n;
     bool failed;
-    uint64_t done; /* bytes handed to f so far: the output's position is done + n */
     char b[1 << 16];
 } wbuf;
 
@@ -24,21 +23,13 @@ static inline void wb_init(wbuf *w, FILE *f)
     w->f = f;
     w->n = 0;
     w->failed = false;
-    w->done = 0;
 }
 
 static inline void wb_flush(wbuf *w)
 {
     if (w->n != 0 && fwrite(w->b, 1, w->n, w->f) != w->n)
         w->failed = true;
-    w->done += w->n;
     w->n = 0;
-}
-
-/* Where the next byte goes, counted from where w started. */
-static inline uint64_t wb_pos(const wbuf *w)
-{
-    return w->done + w->n;
 }
 
 static inline void wb_bytes(wbuf *w, const char *s, size_t n)
@@ -48,7 +39,6 @@ static inline void wb_bytes(wbuf *w, const char *s, size_t n)
         if (n > sizeof w->b) {
             if (fwrite(s, 1, n, w->f) != n)
                 w->failed = true;
-            w->done += n;
             return;
         }
     }

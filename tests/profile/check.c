@@ -3,8 +3,8 @@
  *   check phases RUN.json PROFILE.json   per level and kernel run, the profile's phases are
  *                                        `wasmdbg run --json`'s, and so are the totals
  *   check files DIR                      the files in DIR agree: folded stacks, Chrome trace,
- *                                        speedscope and JSON totals (speedscope: a profile
- *                                        per run, then "all runs", the active one); the
+ *                                        speedscope and JSON totals (speedscope: one
+ *                                        profile, a frame per run where the trace's slice is); the
  *                                        Chrome trace's unit (1 ns = 1 tick); the SVG
  *                                        self-contained
  *   check set DIR BASE KERNEL            DIR/BASE.* are one whole profile of KERNEL: every
@@ -37,6 +37,19 @@ static int failures;
 static long long num(json_t *o, const char *key)
 {
     return json_integer_value(json_object_get(o, key));
+}
+
+/* The Chrome trace's slice of kernel run i (category "run"), or NULL. */
+static json_t *run_slice(json_t *trace, size_t i)
+{
+    json_t *ev = json_object_get(trace, "traceEvents");
+    for (size_t k = 0; k < json_array_size(ev); k++) {
+        json_t *e = json_array_get(ev, k);
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        if (cat != NULL && strcmp(cat, "run") == 0 && i-- == 0)
+            return e;
+    }
+    return NULL;
 }
 
 static json_t *load(const char *path)
@@ -282,46 +295,55 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
     if (tself != ticks || truns != ticks)
         FAIL("Chrome trace: self ticks %lld, runs %lld, ticks %lld", tself, truns, ticks);
     chrome_unit(trace, tp);
-    /* one profile per kernel run, then "all runs" (shown first): the runs one after the
-     * other, so its ticks and its length are the runs' summed */
-    long long on_top = 0, all_top = 0, runs_end = 0;
-    json_t *profiles = json_object_get(ss, "profiles");
-    size_t n_prof = json_array_size(profiles), runs = (size_t)num(prof, "kernel_runs");
-    json_t *all = json_array_get(profiles, n_prof - 1);
+    /* one profile, "all runs": a frame per kernel run (the last frames), open where the
+     * Chrome trace's slice of that run is, the runs one after the other; the ticks on top
+     * of the stack inside them are the profile's */
+    json_t *profiles = json_object_get(ss, "profiles"), *all = json_array_get(profiles, 0);
+    json_t *frames = json_object_get(json_object_get(ss, "shared"), "frames");
+    size_t runs = (size_t)num(prof, "kernel_runs"), n_frames = json_array_size(frames);
     const char *all_name = json_string_value(json_object_get(all, "name"));
-    if (n_prof != runs + 1 || all_name == NULL || strcmp(all_name, "all runs") != 0 ||
-        num(ss, "activeProfileIndex") != (long long)runs)
-        FAIL("speedscope: %zu profiles, the last %s, active %lld: expected %zu runs and "
-             "\"all runs\" (active)",
-             n_prof, all_name ? all_name : "(none)", num(ss, "activeProfileIndex"), runs);
-    for (size_t i = 0; i < n_prof; i++) {
-        json_t *pr = json_array_get(profiles, i);
-        json_t *events = json_object_get(pr, "events");
-        if (i < runs)
-            runs_end += num(pr, "endValue") - num(pr, "startValue");
-        long long last = 0, depth = 0, top = 0;
-        for (size_t k = 0; k < json_array_size(events); k++) {
-            json_t *e = json_array_get(events, k);
-            long long at = num(e, "at");
-            if (at < last)
-                FAIL("speedscope: profile %zu goes back in time at event %zu", i, k);
-            if (depth > 0)
-                top += at - last;
-            last = at;
-            depth += strcmp(json_string_value(json_object_get(e, "type")), "O") == 0 ? 1 : -1;
+    if (json_array_size(profiles) != 1 || all_name == NULL || strcmp(all_name, "all runs") != 0 ||
+        n_frames < runs)
+        FAIL("speedscope: %zu profiles, the first %s, %zu frames: expected \"all runs\" only "
+             "and a frame per run (%zu)",
+             json_array_size(profiles), all_name ? all_name : "(none)", n_frames, runs);
+    size_t run = 0, first_run = n_frames - runs;
+    long long last = 0, depth = 0, top = 0, run_end = 0;
+    json_t *events = json_object_get(all, "events");
+    for (size_t k = 0; k < json_array_size(events); k++) {
+        json_t *e = json_array_get(events, k);
+        long long at = num(e, "at"), fr = num(e, "frame");
+        bool open = strcmp(json_string_value(json_object_get(e, "type")), "O") == 0;
+        if (at < last) {
+            FAIL("speedscope: goes back in time at event %zu", k);
+            break;
         }
-        if (depth != 0)
-            FAIL("speedscope: profile %zu does not close every frame", i);
-        if (i < runs)
-            on_top += top;
-        else
-            all_top += top;
+        if (depth > 1)
+            top += at - last;
+        last = at;
+        if (depth == 0) {
+            json_t *slice = run_slice(trace, run);
+            if (!open || fr != (long long)(first_run + run) || slice == NULL ||
+                num(slice, "ts") != at || at != run_end) {
+                FAIL("speedscope: event %zu does not open run %zu's frame at its slice's start",
+                     k, run);
+                break;
+            }
+            run_end = at + num(slice, "dur");
+            run++;
+        } else if (!open && depth == 1 && at != run_end) {
+            FAIL("speedscope: run %zu's frame closes at %lld, its slice at %lld", run - 1, at,
+                 run_end);
+        }
+        depth += open ? 1 : -1;
     }
-    if (on_top != ticks || all_top != ticks)
-        FAIL("speedscope: runs %lld ticks, all runs %lld, ticks %lld", on_top, all_top, ticks);
-    if (num(all, "startValue") != 0 || num(all, "endValue") != runs_end)
-        FAIL("speedscope: all runs from %lld to %lld, the runs' lengths sum to %lld",
-             num(all, "startValue"), num(all, "endValue"), runs_end);
+    if (depth != 0 || run != runs)
+        FAIL("speedscope: %zu runs' frames, %lld left open", run, depth);
+    if (top != ticks)
+        FAIL("speedscope: %lld ticks, the profile %lld", top, ticks);
+    if (num(all, "startValue") != 0 || num(all, "endValue") != run_end)
+        FAIL("speedscope: all runs from %lld to %lld, the runs end at %lld",
+             num(all, "startValue"), num(all, "endValue"), run_end);
     if (count(svg, "http") != 1 || count(svg, "href") != 0 || count(svg, "<g ") != count(svg, "</g>") ||
         strncmp(svg, "<?xml", 5) != 0)
         FAIL("SVG: not self-contained or not balanced");
