@@ -1447,8 +1447,7 @@ static FILE *open_stream(out_file *x, int fd)
 /* The event files (Chrome trace and speedscope) from one walk of the tree: what the writer
  * thread does while the calling thread writes the others (about as much work, measured on
  * tx-kernel-no-verif). It allocates from its own context (a wd_ctx is not thread-safe) and
- * only reads the profile, which nothing changes once it is over (p->fin) but the
- * per-function lists the other thread's writers make on first demand, which it never reads. */
+ * only reads the profile, which nothing changes once it is over (p->fin). */
 typedef struct tl_job {
     wd_prof *p;
     const wd_prof_out *o;

@@ -1479,8 +1479,10 @@ static bool run_function_lists(wd_prof *p, wd_prof_func *all)
     return ok;
 }
 
-/* Drops the per-function lists (prof_function_lists). */
-static void drop_function_lists(wd_prof *p)
+/* The figures every output reads, computed once when the profile ends: node totals, each
+ * run's figures and the per-function figures over all runs. On OOM nothing is kept: they
+ * are then computed on demand, as during the run. */
+static void prof_finish(wd_prof *p)
 {
     wd_free(p->ctx, p->funcs_all);
     p->funcs_all = NULL;
@@ -1489,19 +1491,12 @@ static void drop_function_lists(wd_prof *p)
         p->runs.data[i].funcs = NULL;
         p->runs.data[i].func_count = 0;
     }
-}
-
-/* The figures every output reads, computed once when the profile ends: node totals and each
- * run's figures. On OOM nothing is kept: they are then computed on demand, as during the
- * run. The per-function lists are not made here but on first demand (prof_function_lists):
- * this runs on the feed's consumer, which then writes the event files, and the lists are
- * wanted by the JSON profile and the summary only, on the other thread (0.17 ms of the
- * consumer's 2.3 at the end of a tx-kernel-no-verif profile). */
-static void prof_finish(wd_prof *p)
-{
-    drop_function_lists(p);
-    if (!tree_totals_in(p))
+    p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
+    if (p->funcs_all == NULL || !tree_totals_in(p) || !run_function_lists(p, p->funcs_all)) {
+        wd_free(p->ctx, p->funcs_all);
+        p->funcs_all = NULL;
         return;
+    }
     for (uint32_t i = 0; i < p->runs.count; i++) {
         prof_run *r = &p->runs.data[i];
         wd_prof_run x = {0};
@@ -1514,24 +1509,6 @@ static void prof_finish(wd_prof *p)
         memcpy(r->has_phase, x.has_phase, sizeof r->has_phase);
     }
     p->fin = true;
-}
-
-/* Whether the per-function figures of each run and of all runs are kept (p->funcs_all, each
- * run's funcs), making them when the profile is over and they are not yet: a change of the
- * profile, which the event files' writer, reading it on another thread meanwhile, never
- * reads. False (nothing kept) during a run, or on OOM: then computed on demand. */
-static bool prof_function_lists(wd_prof *p)
-{
-    if (!p->fin)
-        return false;
-    if (p->funcs_all != NULL)
-        return true;
-    p->funcs_all = wd_calloc(p->ctx, (size_t)p->syms.count + 1, sizeof *p->funcs_all);
-    if (p->funcs_all == NULL || !run_function_lists(p, p->funcs_all)) {
-        drop_function_lists(p);
-        return false;
-    }
-    return true;
 }
 
 wd_status wd_prof_functions(wd_prof *p, uint32_t run, bool by_total, wd_prof_func **out,
@@ -1550,12 +1527,11 @@ wd_status wd_prof_top_functions(wd_prof *p, uint32_t run, bool by_total, uint32_
     wd_prof_func *f;
     const uint64_t *tot;
     const int64_t *tns;
-    bool kept = prof_function_lists(p);
-    if (run == UINT32_MAX && kept) {
+    if (run == UINT32_MAX && p->fin) {
         f = wd_alloc(p->ctx, ((size_t)n + 1) * sizeof *f);
         if (f != NULL)
             memcpy(f, p->funcs_all, (size_t)n * sizeof *f);
-    } else if (kept) { /* the run's functions, already in entry form */
+    } else if (p->fin) { /* the run's functions, already in entry form */
         const prof_run *r = &p->runs.data[run];
         f = wd_alloc(p->ctx, ((size_t)r->func_count + 1) * sizeof *f);
         if (f != NULL)

@@ -195,9 +195,8 @@ struct wd_prof {
     uint32_t tot_count, tot_cap, tot_ready;
 
     /* Figures computed once when the profile ends (every output reads them): node totals,
-     * run figures; then, on first demand, per-function figures over all runs (syms.count
-     * entries by function group) and each run's. `fin` is cleared by any event that changes
-     * the tree. */
+     * run figures, per-function figures over all runs (syms.count entries by function
+     * group). `fin` is cleared by any event that changes the tree. */
     bool fin;
     wd_prof_func *funcs_all;
 };
