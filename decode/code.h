@@ -78,7 +78,9 @@
  * joins (lazy operands, translate.c); writes a result straight into the local of a
  * following `local.set` or `local.tee`; fuses a comparison, eqz or mask test with the
  * conditional branch that consumes it, and an address's i32.add with its load or store;
- * keeps a 64-bit constant operand in a DATA after its instruction; and makes an i32
+ * keeps a 64-bit constant operand in a DATA after its instruction; fuses a shift or rotation
+ * by an immediate with the xor, or or add that consumes it, and a xor with the rotation of
+ * its result (the count in the instruction's `k`); and makes an i32
  * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
  * or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
  * what it replaces; executed alone it is one step. An instruction that can trap
@@ -106,7 +108,10 @@ _Static_assert(WD_OP_COUNT <= 65536, "wd_insn.op is 16 bits");
 
 typedef struct wd_insn {
     uint16_t op;
-    uint16_t edge; /* a conditional branch's (or a br_table entry's) taken edge: its charge */
+    union {
+        uint16_t edge; /* a conditional branch's (or a br_table entry's) taken edge: its charge */
+        uint16_t k;    /* a fused shift's or rotation's count (ops.def, I32_XOR_SHL...) */
+    };
     uint32_t a;
     union {
         struct {

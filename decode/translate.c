@@ -127,6 +127,7 @@ typedef struct opform {
     uint16_t wide;       /* wide_form */
     uint16_t mem[3];     /* mem_forms[...][1 + k], k = 0, 1, 2 */
     uint16_t br[2];      /* branch_form, not negated and negated */
+    uint16_t shift;      /* shift_form */
     uint8_t flags;       /* F_* */
 } opform;
 
@@ -775,6 +776,42 @@ static uint32_t wide_form(uint32_t op)
     }
 }
 
+/* The first of the three forms of xor, or or add `op` fused with a shift or rotation by an
+ * immediate (ops.def: ..._SHL, ..._SHR_U, ..._ROTL, in that order), or 0. */
+static uint32_t shift_form(uint32_t op)
+{
+    switch (op) {
+    case WD_OP_I32_XOR: return WD_OP_I32_XOR_SHL;
+    case WD_OP_I32_OR: return WD_OP_I32_OR_SHL;
+    case WD_OP_I32_ADD: return WD_OP_I32_ADD_SHL;
+    case WD_OP_I64_XOR: return WD_OP_I64_XOR_SHL;
+    case WD_OP_I64_OR: return WD_OP_I64_OR_SHL;
+    case WD_OP_I64_ADD: return WD_OP_I64_ADD_SHL;
+    default: return 0;
+    }
+}
+
+/* Instruction i as a shift or rotation by an immediate of an operand of `type`: which (0 a
+ * shl, 1 a shr_u, 2 a rotl, as shift_form orders them; a rotr is the rotl by the width less
+ * its count) and its count, below the width, in *count; -1 if it is none. */
+static int shift_kind(const wd_insn *i, uint8_t type, uint32_t *count)
+{
+    bool wide = type == WD_I64;
+    uint32_t mask = wide ? 63 : 31, op = i->op;
+    *count = i->c & mask;
+    if (op == (wide ? WD_OP_I64_SHL_I : WD_OP_I32_SHL_I))
+        return 0;
+    if (op == (wide ? WD_OP_I64_SHR_U_I : WD_OP_I32_SHR_U_I))
+        return 1;
+    if (op == (wide ? WD_OP_I64_ROTL_I : WD_OP_I32_ROTL_I))
+        return 2;
+    if (op == (wide ? WD_OP_I64_ROTR_I : WD_OP_I32_ROTR_I)) {
+        *count = (0u - i->c) & mask;
+        return 2;
+    }
+    return -1;
+}
+
 /* The fused forms of each memory instruction (ops.def): after the instruction itself, its
  * forms with the address from an i32.add, from an i32.add of an immediate, and with a
  * constant value (stores); 0 where there is none. */
@@ -821,7 +858,7 @@ static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
         op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
-        wd_op_has_data(op))
+        (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_ROTL_XOR) || wd_op_has_data(op))
         return true;
     uint8_t kind = wd_op_info[op].kind;
     return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
@@ -838,6 +875,7 @@ static void init_forms(opform *forms)
         memset(f->mem, 0, sizeof f->mem);
         f->br[0] = (uint16_t)branch_form(op, false);
         f->br[1] = (uint16_t)branch_form(op, true);
+        f->shift = (uint16_t)shift_form(op);
         f->flags = (uint8_t)((pure_producer(op) ? F_PURE : 0) |
                              (wd_op_traps_with_result(op) ? F_TRAPS : 0));
     }
@@ -1119,6 +1157,42 @@ static wd_status emit_div_const(xlate *x, uint32_t op, uint32_t h, lazy *l, uint
     return WD_OK;
 }
 
+/* Emits xor, or or add `op` of slots lhs and rhs (the popped operands at heights h, h + 1)
+ * into slot(h): fused (`shift`, its shift_form) with the shift or rotation by an immediate
+ * that the block's last instruction computed into the slot of one of them. */
+static wd_status emit_shift_fused(xlate *x, uint32_t op, uint32_t shift, uint8_t type,
+                                  uint32_t h, uint32_t lhs, uint32_t rhs)
+{
+    wd_insn *l1 = tail(x, 1);
+    uint32_t count = 0;
+    int kind = -1;
+    if (l1 != NULL && ((l1->a == lhs && lhs == slot(x, h)) || (l1->a == rhs && rhs == slot(x, h + 1))))
+        kind = shift_kind(l1, type, &count);
+    if (kind < 0)
+        return emit(x, op, slot(x, h), lhs, rhs, NULL);
+    uint32_t src = l1->b, other = l1->a == lhs ? rhs : lhs, idx = 0;
+    drop_last(x);
+    WD_TRY(emit(x, shift + (uint32_t)kind, slot(x, h), src, other, &idx));
+    x->insns[idx].k = (uint16_t)count;
+    return WD_OK;
+}
+
+/* Emits rotation `rot` (I32_ROTL_I.. I64_ROTR_I) by `imm` of slot(h), the popped operand at
+ * height h: fused with the xor that the block's last instruction computed into that slot. */
+static wd_status emit_rotl_xor(xlate *x, uint32_t rot, uint8_t type, uint32_t h, uint32_t imm)
+{
+    bool wide = type == WD_I64;
+    wd_insn *l1 = tail(x, 1);
+    if (l1 == NULL || l1->a != slot(x, h) || l1->op != (wide ? WD_OP_I64_XOR : WD_OP_I32_XOR))
+        return emit(x, rot, slot(x, h), slot(x, h), imm, NULL);
+    uint32_t mask = wide ? 63 : 31, b = l1->b, c = l1->c, idx = 0;
+    bool right = rot == WD_OP_I32_ROTR_I || rot == WD_OP_I64_ROTR_I;
+    drop_last(x);
+    WD_TRY(emit(x, wide ? WD_OP_I64_ROTL_XOR : WD_OP_I32_ROTL_XOR, slot(x, h), b, c, &idx));
+    x->insns[idx].k = (uint16_t)((right ? 0u - imm : imm) & mask);
+    return WD_OK;
+}
+
 /* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
  * taking a constant operand as an immediate where there is an immediate form. */
 WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
@@ -1135,6 +1209,10 @@ WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
     }
     if (f->imm != 0 && lazy_imm(k, type, &imm)) {
         WD_TRY(operand_of(x, h, l, &lhs));
+        if (WD_UNLIKELY(op == WD_OP_I32_ROTL || op == WD_OP_I32_ROTR || op == WD_OP_I64_ROTL ||
+                        op == WD_OP_I64_ROTR) &&
+            lhs == slot(x, h))
+            return emit_rotl_xor(x, f->imm, type, h, imm);
         return emit(x, f->imm, slot(x, h), lhs, imm, NULL);
     }
     if (WD_UNLIKELY(op >= WD_OP_I32_DIV_S && op <= WD_OP_I32_REM_U) && k != NULL &&
@@ -1155,6 +1233,8 @@ WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
     if (moved)
         k = find_lazy(x, h + 1);
     WD_TRY(operand_of(x, h + 1, k, &rhs));
+    if (f->shift != 0)
+        return emit_shift_fused(x, op, f->shift, type, h, lhs, rhs);
     return emit(x, op, slot(x, h), lhs, rhs, NULL);
 }
 
@@ -1991,8 +2071,17 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
     if (!x->live)
         return WD_OK;
     uint32_t h = x->val_count, c = offset;
+    bool imm_value = f->mem[2] != 0 && operand_imm(x, h + 1, info->t1, &imm);
+    lazy *l = !imm_value && offset == 0 && f->mem[1] != 0 ? find_lazy(x, h) : NULL;
+    if (l != NULL && l->kind == LZ_ADDK) {
+        /* the address a lazy local + k: the _RI form reads it where it is, whatever the
+         * value's operand emits first (fuse_address would find that last, not an add) */
+        uint32_t local = l->local, k = (uint32_t)l->k;
+        WD_TRY(operand(x, h + 1, &val));
+        return emit(x, f->mem[1], local, val, k, NULL);
+    }
     WD_TRY(operand(x, h, &addr));
-    if (f->mem[2] != 0 && operand_imm(x, h + 1, info->t1, &imm)) {
+    if (imm_value) {
         uint32_t rri = op == WD_OP_I32_STORE ? WD_OP_I32_STORE_RRI
                        : op == WD_OP_I32_STORE8 ? WD_OP_I32_STORE8_RRI
                                                 : 0;

@@ -1097,6 +1097,29 @@ loop_top:
     BRCMP(BR_I64_NZ, U64(B) != 0)
 #undef BRCMP
 #undef IMM64
+    /* a shift or rotation by `k` and the xor, or or add consuming it; a xor rotated */
+#define K (ip->k)
+    BINOP(I32_XOR_SHL, PUT32, (U32(B) << K) ^ U32(C))
+    BINOP(I32_XOR_SHR_U, PUT32, (U32(B) >> K) ^ U32(C))
+    BINOP(I32_XOR_ROTL, PUT32, rotl32(U32(B), K) ^ U32(C))
+    BINOP(I32_OR_SHL, PUT32, (U32(B) << K) | U32(C))
+    BINOP(I32_OR_SHR_U, PUT32, (U32(B) >> K) | U32(C))
+    BINOP(I32_OR_ROTL, PUT32, rotl32(U32(B), K) | U32(C))
+    BINOP(I32_ADD_SHL, PUT32, (U32(B) << K) + U32(C))
+    BINOP(I32_ADD_SHR_U, PUT32, (U32(B) >> K) + U32(C))
+    BINOP(I32_ADD_ROTL, PUT32, rotl32(U32(B), K) + U32(C))
+    BINOP(I64_XOR_SHL, PUT64, (U64(B) << K) ^ U64(C))
+    BINOP(I64_XOR_SHR_U, PUT64, (U64(B) >> K) ^ U64(C))
+    BINOP(I64_XOR_ROTL, PUT64, rotl64(U64(B), K) ^ U64(C))
+    BINOP(I64_OR_SHL, PUT64, (U64(B) << K) | U64(C))
+    BINOP(I64_OR_SHR_U, PUT64, (U64(B) >> K) | U64(C))
+    BINOP(I64_OR_ROTL, PUT64, rotl64(U64(B), K) | U64(C))
+    BINOP(I64_ADD_SHL, PUT64, (U64(B) << K) + U64(C))
+    BINOP(I64_ADD_SHR_U, PUT64, (U64(B) >> K) + U64(C))
+    BINOP(I64_ADD_ROTL, PUT64, rotl64(U64(B), K) + U64(C))
+    BINOP(I32_ROTL_XOR, PUT32, rotl32(U32(B) ^ U32(C), K))
+    BINOP(I64_ROTL_XOR, PUT64, rotl64(U64(B) ^ U64(C), K))
+#undef K
     BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
     BINOP(I64_ROTR, PUT64, rotr64(U64(B), U64(C)))
 

@@ -262,6 +262,13 @@ static uint32_t code_violation(const wd_code *c)
             return i + 1;
         if (in->op == WD_OP_RETURN && in->a + in->b > c->max_slots)
             return i + 1;
+        /* a fused shift's count is below its width (ops.def, I32_XOR_SHL..) */
+        bool narrow = (in->op >= WD_OP_I32_XOR_SHL && in->op <= WD_OP_I32_ADD_ROTL) ||
+                      in->op == WD_OP_I32_ROTL_XOR;
+        if ((narrow || (in->op >= WD_OP_I64_XOR_SHL && in->op <= WD_OP_I64_ROTL_XOR)) &&
+            (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
+             in->k >= (narrow ? 32 : 64)))
+            return i + 1;
     }
     if (sum != c->insns[meter].a)
         return meter + 1;
@@ -1102,6 +1109,18 @@ TEST(validate_lazy_operands)
          15,
          "meter 4 0 0|br_i64.ge_u_imm 5 0 7|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
          "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
+        /* local.get 0; i32.const 1; i32.add; local.get 1; i32.const 2; i32.add; i32.store8:
+         * the value's sum emitted, the address's read by the store where it is */
+        {"ii", "", "",
+         {0x00, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x20, 0x01, 0x41, 0x02, 0x6A, 0x3A, 0x00, 0x00,
+          0x0B},
+         15, "meter 8 0 0|i32.add_imm 3 1 2|i32.store8_ri 0 3 1|return 2 0 0"},
+        /* local.get 0; local.get 0; i32.const 13; i32.shl; i32.xor: x ^ x << 13 */
+        {"i", "i", "", {0x00, 0x20, 0x00, 0x20, 0x00, 0x41, 0x0D, 0x74, 0x73, 0x0B}, 10,
+         "meter 6 0 0|i32.xor_shl 1 0 0|return 1 1 0"},
+        /* local.get 0; local.get 1; i64.xor; i64.const 24; i64.rotr */
+        {"II", "I", "", {0x00, 0x20, 0x00, 0x20, 0x01, 0x85, 0x42, 0x18, 0x8A, 0x0B}, 10,
+         "meter 6 0 0|i64.rotl_xor 2 0 1|return 2 1 0"},
         /* i64: local.get 0; i64.eqz; if (result i32) 1 else 2 end */
         {"I", "i", "",
          {0x00, 0x20, 0x00, 0x50, 0x04, 0x7F, 0x41, 0x01, 0x05, 0x41, 0x02, 0x0B, 0x0B}, 13,
