@@ -37,7 +37,8 @@
  *   CALL      a=function index (module index space) b=slot of the first argument:
  *             the callee's fp is fp+b; its results are left at fp[b...].
  *   CALL_INDIRECT a=type index b=slot of the first argument c=table index; the element
- *             index is in slot b + (param slots of type a). Traps: "undefined element"
+ *             index is in slot b + k, k the param count of type a (v128 is refused in
+ *             bodies, so a param is a slot). Traps: "undefined element"
  *             (index >= table size), "uninitialized element" (null), "indirect call
  *             type mismatch".
  *   SELECT    a=slot of the first operand and of the result, b=slot of the second, c=slot
@@ -110,7 +111,8 @@ typedef struct wd_insn {
     uint16_t op;
     union {
         uint16_t edge; /* a conditional branch's (or a br_table entry's) taken edge: its charge */
-        uint16_t k;    /* a fused shift's or rotation's count (ops.def, I32_XOR_SHL...) */
+        uint16_t k;    /* a fused shift's or rotation's count (ops.def, I32_XOR_SHL...); a
+                        * CALL_INDIRECT's param count */
     };
     uint32_t a;
     union {

@@ -65,6 +65,7 @@
 /* Implementation limits that keep translation linear in the body size: types used in a
  * body have at most MAX_ARITY params and results; a frame has at most MAX_SLOTS slots. */
 #define MAX_ARITY 1000u
+_Static_assert(MAX_ARITY <= UINT16_MAX, "a call_indirect's param count is its 16-bit k");
 #define MAX_SLOTS (1u << 26)
 
 enum { K_FUNC, K_BLOCK, K_LOOP, K_IF, K_ELSE };
@@ -1731,7 +1732,9 @@ static wd_status do_call(xlate *x, uint32_t op, uint32_t idx, uint32_t table)
     uint32_t base = slot(x, x->val_count), h = x->val_count - top_frame(x)->height;
     WD_TRY(push_n(x, ft->results, ft->result_count));
     if (x->live) {
-        WD_TRY(emit(x, op, idx, base, table, NULL));
+        uint32_t at = 0;
+        WD_TRY(emit(x, op, idx, base, table, &at));
+        x->insns[at].k = (uint16_t)(op == WD_OP_CALL ? 0 : ft->param_count); /* code.h */
         close_block(x);
         post_call(x, op == WD_OP_CALL && idx >= m->import_func_count, ft->result_count, h);
     }

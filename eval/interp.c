@@ -188,7 +188,7 @@ WD_NOINLINE static target indirect_target(const wd_instance *inst, const wd_val 
 {
     const wd_functype *want = &inst->module->types[ip->a];
     const wd_table *tab = inst->tables[ip->c];
-    uint32_t i = fp[ip->b + wd_eval_type_slots(want->params, want->param_count)].u32;
+    uint32_t i = fp[ip->b + ip->k].u32;
     target r = {NULL, WD_TRAP_NONE};
     if (i >= tab->size)
         r.trap = WD_TRAP_UNDEFINED_ELEMENT;
@@ -204,13 +204,12 @@ WD_NOINLINE static target indirect_target(const wd_instance *inst, const wd_val 
 
 /* Records trap `kind` at instruction `ip`. A missing table element is named by its index,
  * as the reference interpreter does ("uninitialized element 2"). */
-WD_NOINLINE static void record_trap(wd_error *err, wd_trap kind, const wd_instance *inst,
-                                    const wd_val *fp, const wd_insn *ip, uint32_t offset)
+WD_NOINLINE static void record_trap(wd_error *err, wd_trap kind, const wd_val *fp,
+                                    const wd_insn *ip, uint32_t offset)
 {
     if ((kind == WD_TRAP_UNDEFINED_ELEMENT || kind == WD_TRAP_UNINITIALIZED_ELEMENT) &&
         ip->op == WD_OP_CALL_INDIRECT && err->status == WD_OK) {
-        const wd_functype *ft = &inst->module->types[ip->a];
-        uint32_t i = fp[ip->b + wd_eval_type_slots(ft->params, ft->param_count)].u32;
+        uint32_t i = fp[ip->b + ip->k].u32;
         err->trap = kind;
         wd_fail(err, WD_TRAP, offset, "%s %u", wd_trap_message(kind), i);
         return;
@@ -733,7 +732,7 @@ loop_top:
          * are distinct objects); indirect_target does the rest and names the traps */
         const wd_functype *want = &inst->module->types[A];
         const wd_table *tab = inst->tables[C];
-        uint32_t i = U32(B + wd_eval_type_slots(want->params, want->param_count));
+        uint32_t i = U32(B + ip->k);
         callee = i < tab->size ? (wd_func *)(uintptr_t)tab->elems[i] : NULL;
         if (WD_UNLIKELY(callee == NULL || callee->type != want)) {
             target r = indirect_target(inst, fp, ip);
@@ -1310,7 +1309,7 @@ trapped: { /* the trapping instruction's own cost is paid, nothing after it */
         remaining -= WD_MIN(remaining, costs->label_step);
     SAVE(ip);
     bool fresh = err->status == WD_OK;
-    record_trap(err, trap, inst, fp, ip, code->offsets[i]);
+    record_trap(err, trap, fp, ip, code->offsets[i]);
     if (fresh)
         err->func_idx = code->func_idx;
     keep_trap_stack(t);

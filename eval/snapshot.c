@@ -31,8 +31,7 @@ static const wd_func *host_callee(const wd_frame *fr)
         return call->a < inst->module->func_count ? inst->funcs[call->a] : NULL;
     if (call->op == WD_OP_CALL_INDIRECT && call->a < inst->module->type_count &&
         call->c < inst->module->table_count) {
-        const wd_functype *ft = &inst->module->types[call->a];
-        uint32_t i = fr->fp[call->b + wd_eval_type_slots(ft->params, ft->param_count)].u32;
+        uint32_t i = fr->fp[call->b + call->k].u32;
         const wd_table *tab = inst->tables[call->c];
         if (i < tab->size && tab->elems[i] != 0)
             return (const wd_func *)(uintptr_t)tab->elems[i];

@@ -31,6 +31,10 @@ static uint32_t emit(prog *p, uint32_t op, uint32_t a, uint32_t b, uint32_t c, u
 /* op a b c, cost 1 (the flat model). METERs cost 0 (their charge is filled in by done()). */
 #define E(p, op, a, b, c) emit(p, WD_OP_##op, a, b, c, 1)
 #define METER(p)          emit(p, WD_OP_METER, 0, 0, 0, 0)
+/* call_indirect of type `type` (its `params`, the element index after them) from `table`,
+ * the arguments at slot `args` (decode/code.h: the param count in k) */
+#define CALL_INDIRECT(p, type, args, table, params)                                                \
+    ((p)->insns[emit(p, WD_OP_CALL_INDIRECT, type, args, table, 1)].k = (params))
 #define ENTRY(p, cost)    emit(p, WD_OP_METER, 0, 0, 0, cost)
 /* After a call that may reach a host function (call_indirect, a call to an import): the
  * METER of what only a wasm callee's return costs, which a host function's return steps
@@ -684,7 +688,7 @@ static void build_indirect(fix *f, prog p[3])
     ENTRY(&p[0], 1);
     E(&p[0], MOV, 2, 1, 0);
     E(&p[0], MOV, 3, 0, 0);
-    E(&p[0], CALL_INDIRECT, 1, 2, 0);
+    CALL_INDIRECT(&p[0], 1, 2, 0, 1);
     WASM_RETURN_METER(&p[0]);
     METER(&p[0]);
     E(&p[0], RETURN, 2, 1, 0);
@@ -1072,7 +1076,7 @@ static void build_workload(workload *w)
     E(m, I32_ADD, 1, 1, 2);
     E(m, MOV, 2, 0, 0);
     E(m, CONST32, 3, 0, 0);
-    E(m, CALL_INDIRECT, 1, 2, 0); /* s2 = square(n) via the table */
+    CALL_INDIRECT(m, 1, 2, 0, 1); /* s2 = square(n) via the table */
     WASM_RETURN_METER(m);
     METER(m);
     E(m, I32_ADD, 1, 1, 2);
