@@ -86,17 +86,17 @@ typedef struct strtab {
     char *text;
     size_t len, cap;
     size_t *at;
-    uint32_t count;
+    uint32_t count, at_cap;
     bool oom;
 } strtab;
 
+/* An empty table with room for `count` entries (more are made room for as they come). */
 static void st_init(strtab *t, wd_ctx *ctx, uint32_t count)
 {
     memset(t, 0, sizeof *t);
     t->ctx = ctx;
-    t->at = wd_alloc(ctx, ((size_t)count + 1) * sizeof *t->at);
-    t->oom = t->at == NULL;
-    if (t->at != NULL)
+    t->oom = !wd_grow(ctx, (void **)&t->at, &t->at_cap, sizeof *t->at, (uint64_t)count + 1);
+    if (!t->oom)
         t->at[0] = 0;
 }
 
@@ -184,8 +184,14 @@ static void st_json(strtab *t, const char *s)
 
 static void st_end(strtab *t)
 {
-    if (st_room(t, 0) != NULL) /* the slack of the next entry */
-        t->at[++t->count] = t->len;
+    if (st_room(t, 0) == NULL) /* the slack of the next entry */
+        return;
+    if (WD_UNLIKELY(t->count + 1 >= t->at_cap) &&
+        !wd_grow(t->ctx, (void **)&t->at, &t->at_cap, sizeof *t->at, (uint64_t)t->count + 2)) {
+        t->oom = true;
+        return;
+    }
+    t->at[++t->count] = t->len;
 }
 
 static inline const char *st_get(const strtab *t, uint32_t i, size_t *n)
@@ -210,10 +216,9 @@ static inline char *st_copy(char *o, const strtab *t, uint32_t i)
 /* Every symbol's display name as a folded-stack frame: `;` separates frames there, so a
  * name's own `;` is written `:` (the only place that changes it; flamegraph.pl and inferno
  * have no escape for it). */
-static void st_names(strtab *t, const wd_prof *p, wd_ctx *ctx)
+static void st_names_more(strtab *t, const wd_prof *p)
 {
-    st_init(t, ctx, p->syms.count);
-    for (uint32_t i = 0; i < p->syms.count; i++) {
+    for (uint32_t i = t->count; i < p->syms.count; i++) { /* the symbols not yet in t */
         const char *name = p->syms.data[i].name;
         size_t n = strlen(name);
         char *o = st_room(t, n);
@@ -224,6 +229,12 @@ static void st_names(strtab *t, const wd_prof *p, wd_ctx *ctx)
         }
         st_end(t);
     }
+}
+
+static void st_names(strtab *t, const wd_prof *p, wd_ctx *ctx)
+{
+    st_init(t, ctx, p->syms.count);
+    st_names_more(t, p);
 }
 
 /* Copies a table entry and reserves `more` bytes after it; returns where to go on. */
@@ -545,13 +556,18 @@ typedef struct timeline {
     wbuf *fw, *cw, *sw;         /* folded, Chrome, speedscope */
     uint64_t run_start;         /* the run's first tick */
     uint64_t offset;            /* where the run starts on the timeline (both event files) */
+    uint64_t end;               /* where the runs written so far end */
+    uint32_t runs;              /* runs written so far */
+    uint32_t syms;              /* symbols the tables below cover */
     bool real;                  /* full tree: nodes where they ran */
     uint64_t *cursor;           /* synthetic layout: next free position per depth */
     uint64_t *open_end;         /* end position of the open node per depth (speedscope) */
     uint32_t *open_frame;
     uint32_t depth_cap, open_depth;
-    uint32_t *groups;           /* speedscope: the frame of each symbol */
-    uint32_t run_frames;        /* speedscope: the first run's frame (one per run after it) */
+    uint32_t *groups;           /* speedscope: each symbol's display group (its first symbol) */
+    uint32_t *group_frame;      /* speedscope: per symbol heading a group, its frame or NONE */
+    uint32_t *frame_src;        /* speedscope: per frame, its symbol, or RUN_FRAME | run */
+    uint32_t frames, frame_cap, group_cap;
     strtab names;               /* folded: display names */
     strtab cpre;                /* Chrome: per symbol, an event up to its start */
     strtab spre;                /* speedscope: per frame, an open event up to its time */
@@ -561,6 +577,8 @@ typedef struct timeline {
     bool oom;
     bool with_time;
 } timeline;
+
+#define RUN_FRAME 0x80000000u
 
 /* Where each run starts on the effective timeline (padding left out) and how long it is. */
 static uint64_t run_span(const wd_prof *p, uint32_t i)
@@ -707,11 +725,47 @@ static inline void ss_close_to(timeline *t, uint32_t depth)
     }
 }
 
+/* speedscope: a new frame for `src` (a symbol heading its display group, or RUN_FRAME | run),
+ * numbered in the order frames are first used; with its open event's prefix
+ * `,{"type":"O","frame":N,"at":`. */
+static WD_NOINLINE uint32_t ss_new_frame(timeline *t, uint32_t src)
+{
+    uint32_t f = t->frames;
+    char *e = st_room(&t->spre, 48);
+    if (e == NULL || (f == t->frame_cap && !wd_grow(t->ctx, (void **)&t->frame_src, &t->frame_cap,
+                                                     sizeof *t->frame_src, (uint64_t)f + 1))) {
+        t->oom = true;
+        return 0;
+    }
+    char *b = e;
+    e = WP_LIT(e, ",{\"type\":\"O\",\"frame\":");
+    e = wp_u32(e, f);
+    e = WP_LIT(e, ",\"at\":");
+    t->spre.len += (size_t)(e - b);
+    st_end(&t->spre);
+    if (t->spre.oom) {
+        t->oom = true;
+        return 0;
+    }
+    t->frame_src[f] = src;
+    if (!(src & RUN_FRAME))
+        t->group_frame[src] = f;
+    t->frames++;
+    return f;
+}
+
+/* speedscope: the frame of symbol `sym` (its display group's). */
+static inline uint32_t ss_frame(timeline *t, uint32_t sym)
+{
+    uint32_t g = t->groups[sym], f = t->group_frame[g];
+    return WD_LIKELY(f != PROF_NONE) ? f : ss_new_frame(t, g);
+}
+
 static inline void ss_open(timeline *t, uint32_t node, uint32_t depth, uint64_t begin)
 {
     begin += t->offset;
     ss_close_to(t, depth);
-    uint32_t frame = t->groups[t->nodes[node].sym];
+    uint32_t frame = ss_frame(t, t->nodes[node].sym);
     t->open_depth = depth;
     t->open_end[depth] = begin + t->tot[node];
     t->open_frame[depth] = frame;
@@ -735,12 +789,12 @@ static bool tl_visit(void *ud, uint32_t node, uint32_t depth)
     return !t->oom;
 }
 
-/* Per symbol, a Chrome event up to its start: `,\n{"name":NAME,"cat":KIND,"ph":"X","ts":`. */
+/* Per symbol not yet in the table, a Chrome event up to its start:
+ * `,\n{"name":NAME,"cat":KIND,"ph":"X","ts":`. */
 static void chrome_prefixes(timeline *t)
 {
     const wd_prof *p = t->p;
-    st_init(&t->cpre, t->ctx, p->syms.count);
-    for (uint32_t i = 0; i < p->syms.count; i++) {
+    for (uint32_t i = t->cpre.count; i < p->syms.count; i++) {
         const prof_sym *s = &p->syms.data[i];
         ST_LIT(&t->cpre, ",\n{\"name\":");
         st_json(&t->cpre, s->name);
@@ -798,114 +852,138 @@ static void chrome_run(wbuf *w, const wd_prof_run *r, uint64_t offset, uint64_t 
     WB_LIT(w, "}}");
 }
 
-/* speedscope's frames are display names: the index of a name's group is the position of its
- * first symbol among the groups; after them, a frame per kernel run (`level L run I`). Makes
- * t->groups (the frame of each symbol), writes the head with the frames and the head of the
- * one profile, all runs on one timeline from 0 to `end`, and keeps per frame an open event's
- * start `,{"type":"O","frame":N,"at":`. */
-static bool ss_head(timeline *t, const wd_prof_out *o, uint64_t end)
+/* speedscope's frames are display names (symbols of one name share one), and a frame per
+ * kernel run (`level L run I`), numbered as first used. Its head, and the head of the one
+ * profile, all runs on one timeline; the frames and the timeline's end follow the events
+ * (tl_end), so that runs can be written as they end (wd_prof_files_stream). */
+static void ss_head(timeline *t, const wd_prof_out *o)
 {
-    wd_prof *p = t->p;
     wbuf *w = t->sw;
-    uint32_t *groups = prof_display_groups_in(p, t->ctx);
-    uint32_t *frame_of = wd_calloc(t->ctx, (size_t)p->syms.count + 1, sizeof *frame_of);
-    uint32_t *sym_of = wd_alloc(t->ctx, ((size_t)p->syms.count + 1) * sizeof *sym_of);
-    t->groups = groups;
-    if (groups == NULL || frame_of == NULL || sym_of == NULL) {
-        wd_free(t->ctx, frame_of);
-        wd_free(t->ctx, sym_of);
-        return false;
-    }
-    uint32_t frames = 0;
-    for (uint32_t i = 0; i < p->syms.count; i++) {
-        if (groups[i] == i) {
-            frame_of[i] = frames;
-            sym_of[frames++] = i;
-        }
-    }
-    for (uint32_t i = 0; i < p->syms.count; i++)
-        groups[i] = frame_of[groups[i]];
     WB_LIT(w, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
               "\"exporter\":\"wasmdbg\",\"name\":");
     char title[512];
     snprintf(title, sizeof title, "%s (ticks, %s)", o->kernel ? o->kernel : "kernel",
              o->tick_model ? o->tick_model : "?");
     wb_json(w, title);
-    WB_LIT(w, ",\n\"shared\":{\"frames\":[");
-    t->run_frames = frames;
-    st_init(&t->spre, t->ctx, frames + p->runs.count);
-    for (uint32_t i = 0; i < frames + p->runs.count; i++) {
+    WB_LIT(w, ",\n\"profiles\":[\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS
+              "\",\"unit\":\"none\",\"startValue\":0,\"events\":[");
+    t->first = true;
+}
+
+static void ss_tail(timeline *t)
+{
+    wd_prof *p = t->p;
+    wbuf *w = t->sw;
+    WB_LIT(w, "],\"endValue\":");
+    wb_u64(w, t->end);
+    WB_LIT(w, "}\n],\n\"shared\":{\"frames\":[");
+    for (uint32_t i = 0; i < t->frames; i++) {
+        uint32_t src = t->frame_src[i];
         if (i)
             wb_char(w, ',');
         WB_LIT(w, "\n{\"name\":");
-        if (i < frames) {
-            wb_json(w, p->syms.data[sym_of[i]].name);
-        } else {
+        if (src & RUN_FRAME) {
             wd_prof_run r;
-            wd_prof_run_get(p, i - frames, &r);
+            wd_prof_run_get(p, src & ~RUN_FRAME, &r);
             wb_char(w, '"');
             wb_run_name(w, &r);
             wb_char(w, '"');
+        } else {
+            wb_json(w, p->syms.data[src].name);
         }
         wb_char(w, '}');
-        char *e = st_room(&t->spre, 48);
-        if (e != NULL) {
-            char *b = e;
-            e = WP_LIT(e, ",{\"type\":\"O\",\"frame\":");
-            e = wp_u32(e, i);
-            e = WP_LIT(e, ",\"at\":");
-            t->spre.len += (size_t)(e - b);
-        }
-        st_end(&t->spre);
     }
-    WB_LIT(w, "]},\n\"profiles\":[\n{\"type\":\"evented\",\"name\":\"" WD_PROF_ALL_RUNS
-              "\",\"unit\":\"none\",\"startValue\":0,\"endValue\":");
-    wb_u64(w, end);
-    WB_LIT(w, ",\"events\":[");
-    t->first = true;
-    wd_free(t->ctx, frame_of);
-    wd_free(t->ctx, sym_of);
-    return !t->spre.oom;
+    WB_LIT(w, "]}}\n");
 }
 
-/* Walks run i's nodes into the outputs whose wbuf is set; offset: where the run starts on
- * the timeline. */
-static void tl_walk_run(timeline *t, uint32_t i, uint64_t offset)
+/* The tables of the symbols made since the last call: display names (folded), event
+ * prefixes (Chrome), display groups (speedscope). False on OOM. */
+static bool tl_syms(timeline *t)
 {
     wd_prof *p = t->p;
+    uint32_t n = p->syms.count;
+    if (n == t->syms)
+        return !t->oom;
+    if (t->fw != NULL)
+        st_names_more(&t->names, p);
+    if (t->cw != NULL)
+        chrome_prefixes(t);
+    if (t->sw != NULL) { /* a group is headed by its first symbol: new ones join or head one */
+        uint32_t *groups = prof_display_groups_in(p, t->ctx), old = t->group_cap;
+        if (groups == NULL || !wd_grow(t->ctx, (void **)&t->group_frame, &t->group_cap,
+                                       sizeof *t->group_frame, (uint64_t)n + 1)) {
+            wd_free(t->ctx, groups);
+            t->oom = true;
+            return false;
+        }
+        for (uint32_t i = old; i < t->group_cap; i++)
+            t->group_frame[i] = PROF_NONE;
+        wd_free(t->ctx, t->groups);
+        t->groups = groups;
+    }
+    t->syms = n;
+    t->oom = t->oom || t->names.oom || t->cpre.oom;
+    return !t->oom;
+}
+
+/* A timeline writing to the outputs whose wbuf is given, with their heads. */
+static void tl_init(timeline *t, wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw,
+                    wbuf *cw, wbuf *sw, uint32_t max_depth)
+{
+    *t = (timeline){.p = p, .ctx = ctx, .fw = fw, .cw = cw, .sw = sw, .real = !p->cct,
+                    .with_time = o != NULL && o->with_time, .max_depth = max_depth,
+                    .sb = {.ctx = ctx}};
+    st_init(&t->names, ctx, fw != NULL ? p->syms.count : 0);
+    st_init(&t->cpre, ctx, cw != NULL ? p->syms.count : 0);
+    st_init(&t->spre, ctx, 64);
+    t->oom = t->names.oom || t->cpre.oom || t->spre.oom;
+    if (cw != NULL)
+        chrome_head(cw, p, o);
+    if (sw != NULL)
+        ss_head(t, o);
+}
+
+/* Writes run i, the next one: the run's head in the Chrome trace, its frame opened in
+ * speedscope, its nodes, the frame closed. Reads the symbols' tables (tl_syms) and the
+ * totals of the run's nodes, t->tot and t->tns, over t->nodes. */
+static void tl_run(timeline *t, uint32_t i)
+{
+    wd_prof *p = t->p;
+    uint64_t span = 0, offset = t->end; /* folded stacks alone read no run figures */
+    uint32_t frame = 0;
+    if (t->cw != NULL || t->sw != NULL) {
+        span = run_span(p, i);
+        if (t->cw != NULL) {
+            wd_prof_run r;
+            wd_prof_run_get(p, i, &r);
+            chrome_run(t->cw, &r, offset, span);
+        }
+        if (t->sw != NULL) {
+            frame = ss_new_frame(t, RUN_FRAME | i);
+            ss_event(t, frame, true, offset);
+        }
+    }
     t->run_start = p->runs.data[i].start;
     t->offset = offset;
     t->open_depth = 0;
     if (t->cursor != NULL)
         t->cursor[0] = 0;
     walk(&p->tree, p->runs.data[i].root, tl_visit, t);
-    if (t->sw != NULL)
+    if (t->sw != NULL) {
         ss_close_to(t, 1);
+        ss_event(t, frame, false, offset + span);
+    }
+    t->end = offset + span;
+    t->runs = i + 1;
 }
 
-/* Every run, one after the other: the run's head in the Chrome trace, its frame opened in
- * speedscope, its nodes, the frame closed. */
-static void tl_runs(timeline *t)
+/* The tails: after the last run. */
+static void tl_end(timeline *t)
 {
-    wd_prof *p = t->p;
-    uint64_t offset = 0;
-    for (uint32_t i = 0; i < p->runs.count && !t->oom; i++) {
-        uint64_t span = 0; /* folded stacks alone read no run figures */
-        if (t->cw != NULL || t->sw != NULL) {
-            span = run_span(p, i);
-            if (t->cw != NULL) {
-                wd_prof_run r;
-                wd_prof_run_get(p, i, &r);
-                chrome_run(t->cw, &r, offset, span);
-            }
-            if (t->sw != NULL)
-                ss_event(t, t->run_frames + i, true, offset);
-        }
-        tl_walk_run(t, i, offset);
-        if (t->sw != NULL)
-            ss_event(t, t->run_frames + i, false, offset + span);
-        offset += span;
-    }
+    if (t->cw != NULL)
+        WB_LIT(t->cw, "\n]}\n");
+    if (t->sw != NULL)
+        ss_tail(t);
 }
 
 static void tl_free(timeline *t)
@@ -914,6 +992,8 @@ static void tl_free(timeline *t)
     wd_free(t->ctx, t->open_end);
     wd_free(t->ctx, t->open_frame);
     wd_free(t->ctx, t->groups);
+    wd_free(t->ctx, t->group_frame);
+    wd_free(t->ctx, t->frame_src);
     st_free(&t->names);
     st_free(&t->cpre);
     st_free(&t->spre);
@@ -928,34 +1008,17 @@ static void tl_free(timeline *t)
 static bool tl_write(wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, wbuf *fw, wbuf *cw,
                      wbuf *sw, uint32_t max_depth, bool early)
 {
-    timeline t = {.p = p, .ctx = ctx, .nodes = p->tree.nodes, .fw = fw, .cw = cw, .sw = sw,
-                  .real = !p->cct, .with_time = o != NULL && o->with_time,
-                  .max_depth = max_depth, .sb = {.ctx = ctx}};
+    timeline t;
     WD_ASSERT(!early || (cw == NULL && sw == NULL));
-    bool ok = early || prof_tree_totals(p, &t.tot, &t.tns);
-    if (ok && fw != NULL) {
-        st_names(&t.names, p, ctx);
-        ok = !t.names.oom;
-    }
-    if (ok && cw != NULL) {
-        chrome_prefixes(&t);
-        ok = !t.cpre.oom;
-        if (ok)
-            chrome_head(cw, p, o);
-    }
-    if (ok && sw != NULL) {
-        uint64_t end = 0;
-        for (uint32_t i = 0; i < p->runs.count; i++)
-            end += run_span(p, i);
-        ok = ss_head(&t, o, end);
+    tl_init(&t, p, ctx, o, fw, cw, sw, max_depth);
+    t.nodes = p->tree.nodes;
+    bool ok = (early || prof_tree_totals(p, &t.tot, &t.tns)) && tl_syms(&t);
+    for (uint32_t i = 0; ok && i < p->runs.count; i++) {
+        tl_run(&t, i);
+        ok = !t.oom;
     }
     if (ok)
-        tl_runs(&t);
-    ok = ok && !t.oom;
-    if (ok && cw != NULL)
-        WB_LIT(cw, "\n]}\n");
-    if (ok && sw != NULL)
-        WB_LIT(sw, "]}\n]}\n");
+        tl_end(&t);
     tl_free(&t);
     return ok;
 }

@@ -10,7 +10,8 @@
  *                           = 1 ns (displayTimeUnit "ns" at the head; otherData.time_unit)
  *   <base>.speedscope.json  speedscope's file format: one evented profile, WD_PROF_ALL_RUNS,
  *                           in ticks (unit "none"): every kernel run one after the other, each
- *                           in a frame `level L run I`
+ *                           in a frame `level L run I`; frames numbered as first used, their
+ *                           list and the profile's endValue after the events
  *   <base>.json             the machine profile (see wd_prof_json)
  *
  * Stacks deeper than max_depth (folded, SVG) are cut there: the deeper nodes' ticks count

@@ -295,9 +295,9 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
     if (tself != ticks || truns != ticks)
         FAIL("Chrome trace: self ticks %lld, runs %lld, ticks %lld", tself, truns, ticks);
     chrome_unit(trace, tp);
-    /* one profile, "all runs": a frame per kernel run (the last frames), open where the
-     * Chrome trace's slice of that run is, the runs one after the other; the ticks on top
-     * of the stack inside them are the profile's */
+    /* one profile, "all runs": a frame per kernel run, named as the Chrome trace's slice of
+     * that run and open where the slice is, the runs one after the other; frames numbered as
+     * first used; the ticks on top of the stack inside them are the profile's */
     json_t *profiles = json_object_get(ss, "profiles"), *all = json_array_get(profiles, 0);
     json_t *frames = json_object_get(json_object_get(ss, "shared"), "frames");
     size_t runs = (size_t)num(prof, "kernel_runs"), n_frames = json_array_size(frames);
@@ -307,8 +307,8 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
         FAIL("speedscope: %zu profiles, the first %s, %zu frames: expected \"all runs\" only "
              "and a frame per run (%zu)",
              json_array_size(profiles), all_name ? all_name : "(none)", n_frames, runs);
-    size_t run = 0, first_run = n_frames - runs;
-    long long last = 0, depth = 0, top = 0, run_end = 0;
+    size_t run = 0;
+    long long last = 0, depth = 0, top = 0, run_end = 0, used = 0;
     json_t *events = json_object_get(all, "events");
     for (size_t k = 0; k < json_array_size(events); k++) {
         json_t *e = json_array_get(events, k);
@@ -318,12 +318,20 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
             FAIL("speedscope: goes back in time at event %zu", k);
             break;
         }
+        if (fr < 0 || fr > used || fr >= (long long)n_frames) {
+            FAIL("speedscope: event %zu's frame %lld: %lld frames used, %zu listed", k, fr, used,
+                 n_frames);
+            break;
+        }
+        used += fr == used;
         if (depth > 1)
             top += at - last;
         last = at;
         if (depth == 0) {
             json_t *slice = run_slice(trace, run);
-            if (!open || fr != (long long)(first_run + run) || slice == NULL ||
+            if (!open || slice == NULL ||
+                !json_equal(json_object_get(json_array_get(frames, (size_t)fr), "name"),
+                            json_object_get(slice, "name")) ||
                 num(slice, "ts") != at || at != run_end) {
                 FAIL("speedscope: event %zu does not open run %zu's frame at its slice's start",
                      k, run);
@@ -337,8 +345,9 @@ static int agree(char *jp, char *fp, char *tp, char *sp, char *vp, const char *k
         }
         depth += open ? 1 : -1;
     }
-    if (depth != 0 || run != runs)
-        FAIL("speedscope: %zu runs' frames, %lld left open", run, depth);
+    if (depth != 0 || run != runs || used != (long long)n_frames)
+        FAIL("speedscope: %zu runs' frames, %lld left open, %lld of %zu frames used", run, depth,
+             used, n_frames);
     if (top != ticks)
         FAIL("speedscope: %lld ticks, the profile %lld", top, ticks);
     if (num(all, "startValue") != 0 || num(all, "endValue") != run_end)

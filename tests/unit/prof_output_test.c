@@ -183,16 +183,12 @@ static bool check_speedscope(const char *text, const char *chrome, uint64_t tota
         if (cat != NULL && strcmp(cat, "run") == 0)
             json_array_append(runs, e);
     }
-    size_t nruns = json_array_size(runs), nframes = json_array_size(frames);
-    size_t first_run = nframes - nruns; /* the runs' frames */
+    size_t nruns = json_array_size(runs), nframes = json_array_size(frames), used = 0;
     bool ok = nruns == 4 && nframes > nruns && json_array_size(profiles) == 1 &&
               strcmp(json_string_value(json_object_get(pr, "name")), "all runs") == 0 &&
               strcmp(json_string_value(json_object_get(pr, "unit")), "none") == 0 &&
               strcmp(json_string_value(json_object_get(pr, "type")), "evented") == 0 &&
               ju(pr, "startValue") == 0;
-    for (size_t r = 0; ok && r < nruns; r++)
-        ok = json_equal(json_object_get(json_array_get(frames, first_run + r), "name"),
-                        json_object_get(json_array_get(runs, r), "name"));
     json_t *events = json_object_get(pr, "events");
     int64_t stack[256];
     int depth = 0;
@@ -203,13 +199,23 @@ static bool check_speedscope(const char *text, const char *chrome, uint64_t tota
         uint64_t at = ju(e, "at");
         size_t fr = (size_t)ju(e, "frame");
         bool open = strcmp(json_string_value(json_object_get(e, "type")), "O") == 0;
-        ok = at >= last && fr < nframes && (depth == 0) == (fr >= first_run && open);
+        /* frames are numbered as first used; a run's frame, named as its slice, is opened
+         * at depth 0 and no other frame is */
+        ok = at >= last && fr < nframes && fr <= used && (depth > 0 || open);
+        used += fr == used;
+        bool is_run = false;
+        for (size_t r = 0; ok && r < nruns; r++)
+            is_run = is_run || json_equal(json_object_get(json_array_get(frames, fr), "name"),
+                                          json_object_get(json_array_get(runs, r), "name"));
+        ok = ok && (depth == 0) == (is_run && open);
         if (depth > 1)
             on_top += at - last;
         last = at;
         if (ok && depth == 0) { /* a run opens: its slice in the trace, after the last */
             json_t *slice = json_array_get(runs, run);
-            ok = fr == first_run + run && at == run_end && ju(slice, "ts") == at;
+            ok = json_equal(json_object_get(json_array_get(frames, fr), "name"),
+                            json_object_get(slice, "name")) &&
+                 at == run_end && ju(slice, "ts") == at;
             run_end = at + ju(slice, "dur");
             run++;
         }
@@ -222,7 +228,7 @@ static bool check_speedscope(const char *text, const char *chrome, uint64_t tota
             depth--;
         }
     }
-    ok = ok && depth == 0 && run == nruns && ju(pr, "endValue") == run_end;
+    ok = ok && depth == 0 && run == nruns && used == nframes && ju(pr, "endValue") == run_end;
     json_decref(runs);
     json_decref(doc);
     json_decref(tr);
