@@ -22,21 +22,25 @@ int64_t wd_profhook_now(const wd_profhook *h)
     return h->clock == WD_PROFHOOK_NS ? wd_clock_ns() - h->t0 : 0;
 }
 
-/* The fast clock's unit, once, before the end. */
+/* The clock's unit, once: at the end of the first kernel run UNIT_SPAN_NS after init, or
+ * at the end of the profile, whichever comes first; from then on the profile's files can be
+ * written as runs end (profiler/output.h, wd_prof_files_stream). The fast clock's is its span
+ * against the monotonic clock's since init (the two reads at each end are some ns apart: a
+ * relative error of 2.5e-5 over 2 ms); the others' is 1 (ns, or no time). */
+#define UNIT_SPAN_NS 2000000
 static void send_unit(wd_profhook *h)
 {
     if (h->unit_sent)
         return;
     h->unit_sent = true;
+    double unit = 1;
     if (h->clock == WD_PROFHOOK_FAST) {
-        /* The unit of the fast clock: its span against the monotonic clock's since init
-         * (the two reads at each end are some ns apart: a relative error of 1e-5 for a
-         * profile of 5 ms). */
         int64_t ns = wd_clock_ns() - h->t0;
         uint64_t units = wd_clock_fast() - h->c0;
-        wd_prof_feed_time_unit(&h->feed,
-                               units != 0 && ns > 0 ? (double)ns / (double)units : 1);
+        if (units != 0 && ns > 0)
+            unit = (double)ns / (double)units;
     }
+    wd_prof_feed_time_unit(&h->feed, unit);
 }
 
 bool wd_profhook_end_tree(wd_profhook *h, uint64_t ticks, void (*after)(void *), void *arg)
@@ -73,6 +77,9 @@ void wd_profhook_add_run(wd_profhook *h, const wd_prof_run_info *info)
     if (info->outcome == WD_PROF_STUCK)
         wd_profhook_stop(h);
     wd_prof_feed_run_info(&h->feed, info);
+    if (!h->unit_sent && (h->clock != WD_PROFHOOK_FAST || wd_clock_ns() - h->t0 >= UNIT_SPAN_NS))
+        send_unit(h);
+    wd_prof_feed_publish(&h->feed); /* the run is over: its files may be written now */
 }
 
 static void forget(wd_profhook *h)

@@ -140,14 +140,29 @@ static void report_runs(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, uint32
     }
 }
 
-static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const popts *o,
-                         wd_error *err)
+typedef struct reporter {
+    wd_cli_pvm *s;
+    wd_profhook *hook;
+    wd_srcloc *loc;
+    uint32_t *seen;
+    bool with_time;
+} reporter;
+
+/* After each kernel run: its report to the profiler at once (the files are written as runs
+ * end: profiler/output.h, wd_prof_files_stream). */
+static void report_run(void *ud)
 {
-    uint32_t seen = 0;
+    reporter *r = ud;
+    report_runs(r->s, r->hook, r->loc, r->seen, r->with_time);
+}
+
+static wd_status run_levels(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const popts *o,
+                            uint32_t *seen, wd_error *err)
+{
     if (o->no_reboot) {
         wd_profhook_level(hook, wd_pvm_level(s->pvm));
         wd_status st = wd_cli_pvm_run_first(s, err);
-        report_runs(s, hook, loc, &seen, o->with_time);
+        report_runs(s, hook, loc, seen, o->with_time);
         return st;
     }
     uint32_t count = s->inputs ? s->inputs->count : 0;
@@ -157,11 +172,23 @@ static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const
         wd_status st = wd_cli_pvm_step_inbox(s, &more, err);
         /* the runs over, also when it stopped (Ctrl-C, --max-ticks) inside a later one: a
          * stopped run's report must follow theirs */
-        report_runs(s, hook, loc, &seen, o->with_time);
+        report_runs(s, hook, loc, seen, o->with_time);
         if (st != WD_OK)
             return st;
     }
     return WD_OK;
+}
+
+static wd_status run_all(wd_cli_pvm *s, wd_profhook *hook, wd_srcloc *loc, const popts *o,
+                         wd_error *err)
+{
+    uint32_t seen = 0;
+    reporter rep = {s, hook, loc, &seen, o->with_time};
+    s->on_run = report_run;
+    s->on_run_ud = &rep;
+    wd_status st = run_levels(s, hook, loc, o, &seen, err);
+    s->on_run = NULL;
+    return st;
 }
 
 static wd_status start_record(wd_ctx *ctx, const popts *o, const wd_cli_pvm *s, const char *ts,
@@ -282,8 +309,17 @@ int wd_cli_profile(int argc, char **argv)
     else /* the files are created while the kernel runs, when the feed has a thread */
         files = wd_prof_files_new(
             &(wd_prof_out){.dir = dir, .base = base, .fixed_base = o.name != NULL});
-    if (files != NULL)
+    wd_prof_out out = {.dir = dir, .base = base, .fixed_base = o.name != NULL,
+                       .collapsed = o.collapsed, .with_time = o.with_time,
+                       .max_depth = o.max_depth, .kernel = s.kernel_path,
+                       .tick_model = s.costs.name,
+                       .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts,
+                       .timestamp_ns = ts_ns};
+    if (files != NULL) { /* the consumer creates them and writes runs into them as they end */
+        wd_prof_files_events_setup(files, prof, &out);
         wd_prof_feed_on_start(&hook.feed, wd_prof_files_create, files);
+        wd_prof_feed_on_idle(&hook.feed, wd_prof_files_stream, files);
+    }
     if (st == WD_OK && o.record != NULL)
         st = start_record(&pctx, &o, &s, ts, ts_ns, prof, &w, &err);
     if (st == WD_OK)
@@ -314,20 +350,14 @@ int wd_cli_profile(int argc, char **argv)
         wd_error_clear(&err);
         st = WD_OK;
     }
-    wd_prof_out out = {.dir = dir, .base = base, .fixed_base = o.name != NULL,
-                       .collapsed = o.collapsed, .with_time = o.with_time,
-                       .max_depth = o.max_depth, .kernel = s.kernel_path,
-                       .tick_model = s.costs.name,
-                       .pvm_version = wd_pvm_version_name(s.cfg.version), .timestamp = ts,
-                       .timestamp_ns = ts_ns};
     if (st == WD_OK) {
-        /* With a consumer thread, the folded stacks are written while it computes the
-         * figures, and the event files by it after them (profiler/output.h). */
+        /* With a consumer thread, the SVG (or without a stream the folded stacks) is
+         * written while it computes the figures, and the stream's last runs (or the event
+         * files) by it after them (profiler/output.h). */
         uint64_t ticks = wd_pvm_ticks(s.pvm);
         if (files != NULL) {
-            wd_prof_files_events_setup(files, prof, &out);
             if (wd_profhook_end_tree(&hook, ticks, wd_prof_files_write_events, files))
-                wd_prof_files_write_folded(files);
+                wd_prof_files_write_ahead(files);
         }
         if (wd_profhook_end(&hook, ticks))
             wd_prof_files_events_taken(files, wd_profhook_join, &hook);

@@ -77,6 +77,11 @@ struct wd_cli_pvm {
     wd_cli_pvm_watch watch; /* set by the command after wd_cli_pvm_start, or NULL */
     void *watch_ud;
     wd_cli_pvm_stop stop;   /* set when --max-ticks or the watch stopped the kernel runs */
+    /* Called after each kernel run (and its padding) when neither --max-ticks nor a watch
+     * bounds them, so that the command can report the run at once (profile: its files are
+     * written run by run); NULL: the runs go on to the next input in one step. */
+    void (*on_run)(void *ud);
+    void *on_run_ud;
 };
 
 /* Parses the options in argv[0..argc) (no subcommand name) and builds the PVM. Returns -1

@@ -177,8 +177,16 @@ static void *consume(void *arg)
         f->on_start(f->on_start_arg);
     pthread_mutex_lock(&sh->mu);
     for (;;) {
-        while (sh->head == NULL && !sh->done)
+        while (sh->head == NULL && !sh->done) {
+            if (ok && f->on_idle != NULL && !f->prof->ended) {
+                pthread_mutex_unlock(&sh->mu);
+                bool more = f->on_idle(f->on_idle_arg);
+                pthread_mutex_lock(&sh->mu);
+                if (more)
+                    continue;
+            }
             pthread_cond_wait(&sh->has_data, &sh->mu);
+        }
         wd_prof_feed_chunk *c = sh->head;
         if (c == NULL)
             break;
@@ -267,6 +275,12 @@ static void unthread(wd_prof_feed *f)
     pthread_cond_destroy(&sh->has_room);
     wd_free(f->ctx, sh);
     f->sh = NULL;
+}
+
+void wd_prof_feed_on_idle(wd_prof_feed *f, bool (*fn)(void *), void *arg)
+{
+    f->on_idle = fn;
+    f->on_idle_arg = arg;
 }
 
 void wd_prof_feed_on_start(wd_prof_feed *f, void (*fn)(void *), void *arg)
@@ -501,6 +515,14 @@ void wd_prof_feed_run_info(wd_prof_feed *f, const wd_prof_run_info *info)
             w[2] = fr->line | (uint64_t)info->frames_more << 32;
         }
     }
+}
+
+void wd_prof_feed_publish(wd_prof_feed *f)
+{
+    if (!f->started || f->failed || f->cur == NULL || f->out.w == f->cur->w)
+        return;
+    publish(f);
+    f->out.w = f->out.end = NULL; /* the next event takes a chunk (wd_prof_feed_room) */
 }
 
 void wd_prof_feed_time_unit(wd_prof_feed *f, double ns_per_unit)

@@ -60,6 +60,8 @@ typedef struct wd_prof_feed {
     wd_prof_feed_shared *sh; /* what the two threads share (feed.c); NULL: no thread */
     void (*on_start)(void *); /* wd_prof_feed_on_start */
     void *on_start_arg;
+    bool (*on_idle)(void *); /* wd_prof_feed_on_idle */
+    void *on_idle_arg;
 } wd_prof_feed;
 
 /* `prof` is borrowed. A thread may be used only when asked (`threaded`), when the machine
@@ -72,6 +74,16 @@ void wd_prof_feed_init(wd_prof_feed *f, wd_ctx *ctx, wd_prof *prof, bool threade
  * done once wd_prof_feed_end or wd_prof_feed_fini returned. It must not touch the profiler
  * nor allocate from a context the threads use. Call before the first event. */
 void wd_prof_feed_on_start(wd_prof_feed *f, void (*fn)(void *), void *arg);
+/* Work for the consumer thread when it has applied every chunk published, until it applies
+ * the end (wd_prof_feed_end, _end_tree): fn(arg) does a slice of it (tens of microseconds: the
+ * chunks published meanwhile, the end among them, wait for it) and returns whether there is
+ * more to do now; it may read the profiler and allocate from its context, which that thread
+ * owns then (profiler/output.h, wd_prof_files_stream). Call before the first event. */
+void wd_prof_feed_on_idle(wd_prof_feed *f, bool (*fn)(void *), void *arg);
+/* Hands the events written so far to the consumer thread now, when one runs (else nothing):
+ * after a kernel run's report, so that it can write the run out (wd_prof_files_stream)
+ * rather than when the chunk is full. */
+void wd_prof_feed_publish(wd_prof_feed *f);
 /* Frees what is left (after wd_prof_feed_end, or instead of it: events not applied are
  * dropped). */
 void wd_prof_feed_fini(wd_prof_feed *f);
@@ -132,7 +144,7 @@ bool wd_prof_feed_end(wd_prof_feed *f, uint64_t ticks);
  * NULL), which may read the finished profile but not change it nor allocate from its
  * context. Until wd_prof_feed_end, which must follow, the caller may read the tree's shape,
  * self ticks and symbols, and nothing else, allocating from a context of its own
- * (wd_prof_files_write_folded). On tx-kernel-no-verif the calling thread waited 0.25-0.65
+ * (wd_prof_files_write_ahead). On tx-kernel-no-verif the calling thread waited 0.25-0.65
  * ms for the last events and the figures when the end was one step. */
 bool wd_prof_feed_end_tree(wd_prof_feed *f, uint64_t ticks, void (*after)(void *), void *arg);
 /* Waits for the consumer thread to end (after wd_prof_feed_end: the job it took done). */

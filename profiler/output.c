@@ -342,6 +342,7 @@ WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud
 /* A merge of one run's subtree into `out`: the out node of each depth of the walk. */
 typedef struct merger {
     const wd_prof *p;
+    wd_ctx *ctx;
     const uint32_t *key; /* symbol -> merge key, or NULL: the symbol */
     prof_tree *out;
     uint32_t *map, map_cap; /* out node per depth; map[0] the node merged under */
@@ -355,7 +356,7 @@ static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
     if (WD_UNLIKELY(!m->ok))
         return false;
     if (WD_UNLIKELY(depth >= m->map_cap) &&
-        !wd_grow(m->p->ctx, (void **)&m->map, &m->map_cap, sizeof *m->map, (uint64_t)depth + 1)) {
+        !wd_grow(m->ctx, (void **)&m->map, &m->map_cap, sizeof *m->map, (uint64_t)depth + 1)) {
         m->ok = false;
         return false;
     }
@@ -374,28 +375,28 @@ static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
     }
     m->map[depth] = n;
     out->nodes[n].t += y->t;
-    out->nodes[n].time += y->time;
     return true;
 }
 
 /* Merges the subtree of `from` (in p's tree) under `to` in `out`. Nodes deeper than
  * max_depth (0: no limit) fold into their ancestor at max_depth. */
-static bool merge_subtree(const wd_prof *p, const uint32_t *key, uint32_t from, prof_tree *out,
-                          uint32_t to, uint32_t max_depth)
+static bool merge_subtree(const wd_prof *p, wd_ctx *ctx, const uint32_t *key, uint32_t from,
+                          prof_tree *out, uint32_t to, uint32_t max_depth)
 {
-    merger m = {.p = p, .key = key, .out = out, .ok = true,
+    merger m = {.p = p, .ctx = ctx, .key = key, .out = out, .ok = true,
                 .limit = max_depth != 0 ? max_depth : UINT32_MAX};
-    if (!wd_grow(p->ctx, (void **)&m.map, &m.map_cap, sizeof *m.map, 64))
+    if (!wd_grow(ctx, (void **)&m.map, &m.map_cap, sizeof *m.map, 64))
         return false;
     m.map[0] = to;
     walk(&p->tree, from, merge_visit, &m);
-    wd_free(p->ctx, m.map);
+    wd_free(ctx, m.map);
     return m.ok;
 }
 
-bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, prof_tree *out)
+bool prof_merge_runs(const wd_prof *p, wd_ctx *ctx, const uint32_t *key, uint32_t max_depth,
+                     prof_tree *out)
 {
-    prof_tree_init(out, p->ctx);
+    prof_tree_init(out, ctx);
     /* room for a share of the nodes (merged trees are smaller), grown when needed */
     uint32_t guess = p->tree.count < (1u << 16) ? p->tree.count / 2 + 16 : 1u << 15;
     uint32_t root = prof_tree_reserve(out, guess) ? prof_tree_new(out, PROF_NONE, 0, 0)
@@ -405,7 +406,7 @@ bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth, 
         return false;
     }
     for (uint32_t i = 0; i < p->runs.count; i++) {
-        if (!merge_subtree(p, key, p->runs.data[i].root, out, root, max_depth)) {
+        if (!merge_subtree(p, ctx, key, p->runs.data[i].root, out, root, max_depth)) {
             prof_tree_fini(out);
             return false;
         }
@@ -518,7 +519,7 @@ static bool write_collapsed(wd_prof *p, wbuf *w, uint32_t max_depth)
     int64_t *tns = NULL;
     uint32_t *groups = prof_display_groups(p);
     st_names(&x.names, p, p->ctx);
-    if (groups == NULL || x.names.oom || !prof_merge_runs(p, groups, max_depth, &merged)) {
+    if (groups == NULL || x.names.oom || !prof_merge_runs(p, p->ctx, groups, max_depth, &merged)) {
         wd_free(p->ctx, groups);
         st_free(&x.names);
         return false;
@@ -573,6 +574,11 @@ typedef struct timeline {
     strtab spre;                /* speedscope: per frame, an open event up to its time */
     stackbuf sb;                /* folded: the current stack */
     uint32_t max_depth;
+    double unit;                /* the nodes' time unit (prof_ns): 0 once they are ns */
+    uint64_t run_span;          /* the run being written: its span, its speedscope frame */
+    uint32_t run_frame;
+    uint32_t walk_root, walk_at, walk_depth; /* its walk: where it goes on (tl_run_walk) */
+    bool walking;
     bool first;                 /* speedscope: no event yet */
     bool oom;
     bool with_time;
@@ -640,7 +646,7 @@ static bool add_self(void *ud, uint32_t node, uint32_t depth)
 }
 
 /* A node's total ticks: from the totals, or summed over its subtree when the timeline has
- * none (folded stacks written before the profile's figures: wd_prof_files_write_folded). */
+ * none (folded stacks written before the profile's figures: wd_prof_files_write_ahead). */
 static uint64_t cut_total(const timeline *t, uint32_t node)
 {
     if (t->tot != NULL)
@@ -694,7 +700,7 @@ static inline void chrome_event(timeline *t, uint32_t node, uint64_t begin)
         o = WP_LIT(o, ",\"ns\":");
         o = wp_i64(o, t->tns[node]);
         o = WP_LIT(o, ",\"self_ns\":");
-        o = wp_i64(o, y->time);
+        o = wp_i64(o, prof_ns(t->unit, y->time));
     }
     o = WP_LIT(o, "}}");
     wb_commit(t->cw, o);
@@ -943,14 +949,14 @@ static void tl_init(timeline *t, wd_prof *p, wd_ctx *ctx, const wd_prof_out *o, 
         ss_head(t, o);
 }
 
-/* Writes run i, the next one: the run's head in the Chrome trace, its frame opened in
- * speedscope, its nodes, the frame closed. Reads the symbols' tables (tl_syms) and the
- * totals of the run's nodes, t->tot and t->tns, over t->nodes. */
-static void tl_run(timeline *t, uint32_t i)
+/* Begins run i, the next one: the run's head in the Chrome trace, its frame opened in
+ * speedscope; tl_run_walk writes its nodes and closes it. They read the symbols' tables
+ * (tl_syms) and the totals of the run's nodes, t->tot and t->tns, over t->nodes. */
+static void tl_run_begin(timeline *t, uint32_t i)
 {
     wd_prof *p = t->p;
     uint64_t span = 0, offset = t->end; /* folded stacks alone read no run figures */
-    uint32_t frame = 0;
+    t->run_frame = 0;
     if (t->cw != NULL || t->sw != NULL) {
         span = run_span(p, i);
         if (t->cw != NULL) {
@@ -959,22 +965,61 @@ static void tl_run(timeline *t, uint32_t i)
             chrome_run(t->cw, &r, offset, span);
         }
         if (t->sw != NULL) {
-            frame = ss_new_frame(t, RUN_FRAME | i);
-            ss_event(t, frame, true, offset);
+            t->run_frame = ss_new_frame(t, RUN_FRAME | i);
+            ss_event(t, t->run_frame, true, offset);
         }
     }
     t->run_start = p->runs.data[i].start;
     t->offset = offset;
+    t->run_span = span;
     t->open_depth = 0;
     if (t->cursor != NULL)
         t->cursor[0] = 0;
-    walk(&p->tree, p->runs.data[i].root, tl_visit, t);
+    t->walk_root = p->runs.data[i].root;
+    t->walk_at = p->tree.nodes[t->walk_root].first_child;
+    t->walk_depth = 1;
+    t->walking = true;
+}
+
+/* Visits up to `budget` more nodes of the run begun (walk(), resumable); at its end closes
+ * the run. False once the run is written. */
+static bool tl_run_walk(timeline *t, uint32_t budget)
+{
+    const prof_node *nodes = t->p->tree.nodes;
+    uint32_t x = t->walk_at, depth = t->walk_depth, from = t->walk_root;
+    for (; x != PROF_NONE && budget > 0 && !t->oom; budget--) {
+        bool down = tl_visit(t, x, depth);
+        if (down && nodes[x].first_child != PROF_NONE) {
+            x = nodes[x].first_child;
+            depth++;
+            continue;
+        }
+        while (x != from && nodes[x].next_sibling == PROF_NONE) {
+            x = nodes[x].parent;
+            depth--;
+        }
+        x = x == from ? PROF_NONE : nodes[x].next_sibling;
+    }
+    t->walk_at = x;
+    t->walk_depth = depth;
+    if (x != PROF_NONE && !t->oom)
+        return true;
     if (t->sw != NULL) {
         ss_close_to(t, 1);
-        ss_event(t, frame, false, offset + span);
+        ss_event(t, t->run_frame, false, t->offset + t->run_span);
     }
-    t->end = offset + span;
-    t->runs = i + 1;
+    t->end = t->offset + t->run_span;
+    t->runs++;
+    t->walking = false;
+    return false;
+}
+
+/* Writes run i, the next one, whole. */
+static void tl_run(timeline *t, uint32_t i)
+{
+    tl_run_begin(t, i);
+    while (tl_run_walk(t, UINT32_MAX))
+        ;
 }
 
 /* The tails: after the last run. */
@@ -1483,7 +1528,7 @@ typedef struct out_file {
     const char *path;
     wd_status st;
     wd_error err;
-    bool done; /* written and closed already (wd_prof_files_write_folded, _events) */
+    bool done; /* written and closed already (wd_prof_files_write_ahead, _events) */
 } out_file;
 
 /* Closes x's stream; a failure to is its status unless it had one. */
@@ -1562,6 +1607,25 @@ static void tl_job_join(tl_job *j, wd_thread *th)
 /* Files named ahead, maybe created ahead and partly written ahead (output.h). The paths,
  * DIR/BASE.EXT, are packed after the struct: five of 4 KiB each took a page fault apiece
  * (counter). Each has room for a suffix, and so has the base. */
+/* The time-ordered files (folded stacks, Chrome trace, speedscope: stream_files) written run
+ * by run on the feed's consumer thread as the kernel runs (wd_prof_files_stream), on dup()s
+ * of their descriptors, by two timelines kept at one run: the folded stacks' (tl[0]), which
+ * the calling thread finishes at the end, and the event files' (tl[1]), which the consumer
+ * finishes. Each timeline has a context of its own: the two threads use them in turn. `on`
+ * and `off` change only before the profile ends. */
+typedef struct tl_stream {
+    wd_ctx ctx[2];
+    timeline tl[2];
+    bool made[2]; /* tl[k] is (its files not closed yet) */
+    wbuf *w[3];
+    FILE *f[3];
+    bool on;  /* the files hold the runs the timelines wrote */
+    bool off; /* not (any more): written at the end, as without a stream */
+} tl_stream;
+
+static const int stream_files[3] = {WD_PROF_FILE_FOLDED, WD_PROF_FILE_TRACE,
+                                    WD_PROF_FILE_SPEEDSCOPE};
+
 struct wd_prof_files {
     bool created;
     bool fixed;   /* o->fixed_base: no suffix */
@@ -1575,6 +1639,7 @@ struct wd_prof_files {
     wd_prof_out o;
     void (*join)(void *);
     void *join_arg;
+    tl_stream s;
     const char *dir, *asked; /* copies of o->dir and o->base */
     char *base;              /* asked, or asked-N once created */
     char *paths[WD_PROF_FILE_COUNT];
@@ -1653,6 +1718,7 @@ wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
     wd_error_clear(&x->err);
     x->p = NULL;
     x->join = NULL;
+    memset(&x->s, 0, sizeof x->s);
     char *at = x->names;
     x->dir = memcpy(at, o->dir, dn);
     at += dn;
@@ -1699,11 +1765,192 @@ static void join_events(wd_prof_files *x)
     x->join = NULL;
 }
 
+/* ---- the time-ordered files, run by run ---- */
+
+/* Closes the files of timeline k of the stream (their dups) and frees it, nothing flushed
+ * (tl[0]: the folded stacks; tl[1]: the Chrome trace and speedscope). */
+static void stream_close(wd_prof_files *x, int k)
+{
+    tl_stream *s = &x->s;
+    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+        if (s->f[i] != NULL)
+            fclose(s->f[i]);
+        s->f[i] = NULL;
+        wd_free(&s->ctx[k], s->w[i]);
+        s->w[i] = NULL;
+    }
+    if (s->made[k])
+        tl_free(&s->tl[k]);
+    s->made[k] = false;
+    WD_ASSERT(s->ctx[k].live == 0);
+}
+
+/* Empties the files of timeline k, to be written whole (one that cannot be emptied is
+ * reported so, not written). */
+static void stream_empty(wd_prof_files *x, int k)
+{
+    stream_close(x, k);
+    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+        int fd = x->fds[stream_files[i]];
+        out_file *e = &x->early[stream_files[i]];
+        if (e->done)
+            continue;
+        if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+            e->st = wd_fail(&e->err, WD_ERR_IO, 0, "%s: cannot write: %s", e->path,
+                            strerror(errno));
+            close(fd);
+            e->done = true;
+        }
+    }
+}
+
+/* Drops the stream before the profile's end: its files are written at the end. */
+static void stream_drop(wd_prof_files *x)
+{
+    stream_empty(x, 0);
+    stream_empty(x, 1);
+    x->s.on = false;
+    x->s.off = true;
+}
+
+/* Opens the stream (the files' heads in its buffers); false when it cannot be. */
+static bool stream_start(wd_prof_files *x)
+{
+    tl_stream *s = &x->s;
+    bool ok = true;
+    wd_ctx_init(&s->ctx[0]);
+    wd_ctx_init(&s->ctx[1]);
+    for (int i = 0; ok && i < 3; i++) {
+        int k = i > 0;
+        int fd = dup(x->fds[stream_files[i]]);
+        s->f[i] = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (s->f[i] == NULL && fd >= 0)
+            close(fd);
+        ok = s->f[i] != NULL && (s->w[i] = new_wbuf(&s->ctx[k], s->f[i])) != NULL;
+        if (ok)
+            setvbuf(s->f[i], NULL, _IONBF, 0);
+    }
+    if (ok) {
+        uint32_t depth = x->o.max_depth == 0 ? DEFAULT_MAX_DEPTH : x->o.max_depth;
+        tl_init(&s->tl[0], x->p, &s->ctx[0], &x->o, s->w[0], NULL, NULL, depth);
+        tl_init(&s->tl[1], x->p, &s->ctx[1], &x->o, NULL, s->w[1], s->w[2], 0);
+        s->made[0] = s->made[1] = s->on = true;
+        ok = !s->tl[0].oom && !s->tl[1].oom;
+    }
+    if (!ok)
+        stream_drop(x);
+    return ok;
+}
+
+/* Nodes written in a slice of the stream while the kernel runs: about 70 us on tx-kernel-no-verif
+ * (the end, when it comes, waits for the slice). */
+#define STREAM_SLICE 256u
+
+/* A slice of the stream before the profile ends: nodes of the run being written, or of the
+ * next one over. Their totals are summed when the run begins and their times converted on
+ * output (the profile converts them all at its end). True while there is more to write. */
+static bool stream_slice(wd_prof_files *x)
+{
+    wd_prof *p = x->p;
+    timeline *tl = x->s.tl;
+    if (!tl[0].walking && !tl[1].walking) { /* both at the run's end: the next one */
+        uint32_t i = tl[1].runs;
+        if (i >= p->info_next)
+            return false;
+        uint32_t from = p->runs.data[i].root;
+        uint32_t to = i + 1 < p->runs.count ? p->runs.data[i + 1].root : p->tree.count;
+        if (!prof_range_totals(p, from, to) || !tl_syms(&tl[0]) || !tl_syms(&tl[1])) {
+            tl[0].oom = true;
+            return false;
+        }
+        for (int k = 0; k < 2; k++) {
+            tl[k].nodes = p->tree.nodes;
+            tl_run_begin(&tl[k], i);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!tl[k].walking)
+            continue;
+        tl[k].nodes = p->tree.nodes; /* the arrays move as the tree grows */
+        tl[k].tot = p->tot;
+        tl[k].tns = p->tns;
+        tl[k].unit = p->ns_per_unit;
+        tl_run_walk(&tl[k], STREAM_SLICE);
+    }
+    return !tl[0].oom && !tl[1].oom &&
+           (tl[0].walking || tl[1].walking || tl[1].runs < p->info_next);
+}
+
+bool wd_prof_files_stream(void *files)
+{
+    wd_prof_files *x = files;
+    tl_stream *s = &x->s;
+    wd_prof *p = x->p;
+    if (s->off || p == NULL || !x->created || x->st != WD_OK)
+        return false;
+    if (x->o.collapsed || p->cct || p->status != WD_OK) { /* not time-ordered, or no more */
+        if (s->on)
+            stream_drop(x);
+        s->off = true;
+        return false;
+    }
+    /* a run is over once its report came (it closed the run: wd_prof_run_info_add); its
+     * times convert once the clock's unit is known */
+    if (!p->has_unit || (!s->on && (p->info_next == 0 || !stream_start(x))))
+        return false;
+    bool more = stream_slice(x);
+    if (s->tl[0].oom || s->tl[1].oom)
+        stream_drop(x);
+    return more && s->on;
+}
+
+/* The end of timeline k of the stream: the runs left and the tails, its files closed (their
+ * outcome in x->early). tl[0], the folded stacks, on the calling thread once the tree is
+ * complete (no totals but those it sums: the figures are being computed); tl[1] on the
+ * consumer after the figures. False when the stream must be dropped: the tree turned into a
+ * calling-context tree after the last slice. */
+static bool stream_finish(wd_prof_files *x, int k)
+{
+    tl_stream *s = &x->s;
+    wd_prof *p = x->p;
+    timeline *t = &s->tl[k];
+    if (p->cct)
+        return false;
+    t->unit = 0; /* the events' times are converted by now */
+    t->nodes = p->tree.nodes;
+    t->tot = NULL;
+    t->tns = NULL;
+    if (k == 1)
+        t->oom = t->oom || !prof_tree_totals(p, &t->tot, &t->tns);
+    while (t->walking && !t->oom)
+        tl_run_walk(t, UINT32_MAX);
+    for (uint32_t i = t->runs; i < p->runs.count && !t->oom && tl_syms(t); i++)
+        tl_run(t, i);
+    bool ok = !t->oom;
+    if (ok)
+        tl_end(t);
+    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+        out_file *e = &x->early[stream_files[i]];
+        e->st = end_wbuf(&s->ctx[k], s->w[i], ok, &e->err);
+        s->w[i] = NULL;
+        if (fclose(s->f[i]) != 0 && e->st == WD_OK)
+            e->st = wd_fail(&e->err, WD_ERR_IO, 0, "%s: cannot write: %s", e->path,
+                            strerror(errno));
+        s->f[i] = NULL;
+        close(x->fds[stream_files[i]]);
+        e->done = true;
+    }
+    stream_close(x, k);
+    return true;
+}
+
 void wd_prof_files_discard(wd_prof_files *x)
 {
     if (x == NULL)
         return;
     join_events(x);
+    stream_close(x, 0);
+    stream_close(x, 1);
     for (int k = 0; k < WD_PROF_FILE_COUNT && x->created && x->st == WD_OK; k++) {
         if (!x->early[k].done)
             close(x->fds[k]);
@@ -1712,18 +1959,16 @@ void wd_prof_files_discard(wd_prof_files *x)
     free(x);
 }
 
-/* Writes file k of x, written ahead, on a stream of its own with `write`, and closes it. */
+/* Writes file k of x, written ahead, on a stream of its own with `write` (allocating from a
+ * context of its own), and closes it. */
 static void write_ahead(wd_prof_files *x, int k,
-                        bool (*write)(wd_prof_files *, wd_ctx *, wbuf *))
+                        wd_status (*write)(wd_prof_files *, wd_ctx *, FILE *, wd_error *))
 {
     out_file *e = &x->early[k];
     if (open_stream(e, x->fds[k]) != NULL) {
         wd_ctx own;
         wd_ctx_init(&own);
-        wbuf *w = new_wbuf(&own, e->f);
-        bool ok = w != NULL && write(x, &own, w);
-        e->st = w != NULL ? end_wbuf(&own, w, ok, &e->err)
-                          : wd_fail(&e->err, WD_ERR_NOMEM, 0, "out of memory");
+        e->st = write(x, &own, e->f, &e->err);
         WD_ASSERT(own.live == 0);
         close_stream(e);
     } else {
@@ -1732,10 +1977,19 @@ static void write_ahead(wd_prof_files *x, int k,
     e->done = true;
 }
 
-static bool folded_early(wd_prof_files *x, wd_ctx *ctx, wbuf *w)
+static wd_status folded_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
 {
     uint32_t depth = x->o.max_depth == 0 ? DEFAULT_MAX_DEPTH : x->o.max_depth;
-    return tl_write(x->p, ctx, NULL, w, NULL, NULL, depth, true);
+    wbuf *w = new_wbuf(ctx, f);
+    if (w == NULL)
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    bool ok = tl_write(x->p, ctx, NULL, w, NULL, NULL, depth, true);
+    return end_wbuf(ctx, w, ok, err);
+}
+
+static wd_status svg_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
+{
+    return prof_write_svg_in(x->p, ctx, f, &x->o, err);
 }
 
 void wd_prof_files_events_setup(wd_prof_files *x, wd_prof *p, const wd_prof_out *o)
@@ -1744,12 +1998,21 @@ void wd_prof_files_events_setup(wd_prof_files *x, wd_prof *p, const wd_prof_out 
     x->o = *o;
 }
 
-void wd_prof_files_write_folded(wd_prof_files *x)
+void wd_prof_files_write_ahead(wd_prof_files *x)
 {
-    if (x == NULL || x->p == NULL || !x->created || x->st != WD_OK || x->o.collapsed ||
-        x->early[WD_PROF_FILE_FOLDED].done)
+    if (x == NULL || x->p == NULL || !x->created || x->st != WD_OK)
         return;
-    write_ahead(x, WD_PROF_FILE_FOLDED, folded_early);
+    if (x->s.on) { /* the stream's folded stacks finished (or written whole), the SVG */
+        if (!x->early[WD_PROF_FILE_FOLDED].done && !stream_finish(x, 0)) {
+            stream_empty(x, 0);
+            if (!x->early[WD_PROF_FILE_FOLDED].done)
+                write_ahead(x, WD_PROF_FILE_FOLDED, folded_early);
+        }
+        if (!x->early[WD_PROF_FILE_SVG].done)
+            write_ahead(x, WD_PROF_FILE_SVG, svg_early);
+    } else if (!x->o.collapsed && !x->early[WD_PROF_FILE_FOLDED].done) {
+        write_ahead(x, WD_PROF_FILE_FOLDED, folded_early);
+    }
 }
 
 void wd_prof_files_write_events(void *files)
@@ -1757,25 +2020,35 @@ void wd_prof_files_write_events(void *files)
     wd_prof_files *x = files;
     if (x->p == NULL || !x->created || x->st != WD_OK)
         return;
-    out_file *co = &x->early[WD_PROF_FILE_TRACE], *so = &x->early[WD_PROF_FILE_SPEEDSCOPE];
+    /* a stream's event files are finished here, or (dropped at the last moment) written
+     * whole; its folded stacks are the calling thread's (wd_prof_files_write_ahead) */
+    bool streamed = x->s.on;
+    if (streamed && stream_finish(x, 1))
+        return;
+    if (streamed)
+        stream_empty(x, 1);
     tl_job job = {.p = x->p, .o = &x->o, .files = x->early};
     wd_ctx_init(&job.own);
     job.ctx = &job.own;
-    bool opened = open_stream(co, x->fds[WD_PROF_FILE_TRACE]) != NULL &&
-                  open_stream(so, x->fds[WD_PROF_FILE_SPEEDSCOPE]) != NULL;
+    bool opened = true;
+    for (int k = 1; k < 3; k++) {
+        out_file *e = &x->early[stream_files[k]];
+        opened = opened && !e->done && open_stream(e, x->fds[stream_files[k]]) != NULL;
+    }
     if (opened)
         tl_job_run(&job);
     WD_ASSERT(job.own.live == 0);
-    out_file *both[2] = {co, so};
-    int fds[2] = {x->fds[WD_PROF_FILE_TRACE], x->fds[WD_PROF_FILE_SPEEDSCOPE]};
-    for (int k = 0; k < 2; k++) {
-        if (both[k]->f != NULL)
-            close_stream(both[k]);
+    for (int k = 1; k < 3; k++) {
+        out_file *e = &x->early[stream_files[k]];
+        if (e->done) /* not emptied: reported already */
+            continue;
+        if (e->f != NULL)
+            close_stream(e);
         else
-            close(fds[k]);
-        if (!opened && both[k]->st == WD_OK) /* the other one could not be opened */
-            both[k]->st = wd_fail(&both[k]->err, WD_ERR_IO, 0, "%s: not written", both[k]->path);
-        both[k]->done = true;
+            close(x->fds[stream_files[k]]);
+        if (!opened && e->st == WD_OK) /* another one could not be opened */
+            e->st = wd_fail(&e->err, WD_ERR_IO, 0, "%s: not written", e->path);
+        e->done = true;
     }
 }
 
@@ -1844,6 +2117,10 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
     if (files == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     bool taken = files->join != NULL;
+    if (files->s.on && !taken) /* the consumer did not finish its stream: written here */
+        stream_drop(files);
+    else if (files->s.on && !files->early[WD_PROF_FILE_FOLDED].done)
+        stream_empty(files, 0); /* its folded stacks were not finished: written here */
     wd_status st = wd_prof_files_ready(files, err);
     if (st == WD_OK)
         st = open_files(outs, files, taken, err);
@@ -1862,7 +2139,8 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
     if (!x->done)
         x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
-    x->st = wd_prof_write_svg(p, x->f, o, &x->err);
+    if (!x->done)
+        x->st = wd_prof_write_svg(p, x->f, o, &x->err);
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
     if (taken) {

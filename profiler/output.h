@@ -72,21 +72,27 @@ const char *wd_prof_files_base(const wd_prof_files *files);
  * wd_prof_files_create may run. */
 void wd_prof_files_discard(wd_prof_files *pre);
 
-/* Writing ahead, beside the profiler's consumer thread (profiler/feed.h). At the end of a
- * profile whose events a consumer applies, `profile` has it complete the tree, compute the
- * figures and then write the event files (Chrome trace and speedscope), while the calling
- * thread writes the folded stacks from the tree alone as the figures are computed, then the
- * rest: on tx-kernel-no-verif it no longer waits 0.25-0.65 ms for the last events and the
- * figures, nor starts a writer thread. events_setup gives the profile and the outputs' options
- * (o is copied, its strings borrowed). write_folded writes the time-ordered folded stacks (not
- * collapsed ones) reading only the tree's shape, self ticks and symbols (after
- * wd_prof_end_tree), allocating from a context of its own. write_events is the consumer's job
- * (feed's `after`): the event files from the finished profile, allocating from a context of its
- * own. events_taken tells wd_prof_write_files that another thread runs write_events and that
- * join(arg) waits for it. wd_prof_write_files keeps what was written ahead, its outcome
- * reported in file order as if written there. */
+/* Writing ahead, beside the profiler's consumer thread (profiler/feed.h). While the kernel
+ * runs, `stream` (the feed's on_idle job) writes the time-ordered files (folded stacks,
+ * Chrome trace, speedscope) run by run on the consumer, a slice of STREAM_SLICE nodes at a
+ * time, each kernel run once it is over (its report came) and the clock's unit known: what the
+ * end has left to write of them is the last runs. It stops for good, the files emptied to be written whole at
+ * the end, when the tree becomes a calling-context tree (its layout is not time order), for
+ * collapsed folded stacks, and on failure. At the end `profile` has the consumer complete the
+ * tree, compute the figures and then run write_events (feed's `after`): the stream's runs
+ * left and tails, or without a stream the event files from the finished profile, allocating
+ * from a context of its own. Meanwhile the calling thread's write_ahead writes the SVG (with
+ * a stream) or the folded stacks (without: not collapsed ones) from the tree alone (after
+ * wd_prof_end_tree), allocating from a context of its own; then the rest. On
+ * tx-kernel-no-verif it no longer waits 0.25-0.65 ms for the last events and the figures,
+ * nor starts a writer thread. events_setup gives the profile and the outputs' options (o is
+ * copied, its strings borrowed): before the first event for a stream. events_taken tells
+ * wd_prof_write_files that another thread runs write_events and that join(arg) waits for it.
+ * wd_prof_write_files keeps what was written ahead, its outcome reported in file order as if
+ * written there. */
 void wd_prof_files_events_setup(wd_prof_files *pre, wd_prof *p, const wd_prof_out *o);
-void wd_prof_files_write_folded(wd_prof_files *pre);
+bool wd_prof_files_stream(void *files);
+void wd_prof_files_write_ahead(wd_prof_files *pre);
 void wd_prof_files_write_events(void *files);
 void wd_prof_files_events_taken(wd_prof_files *pre, void (*join)(void *), void *arg);
 
@@ -105,8 +111,12 @@ WD_NODISCARD wd_status wd_prof_write_chrome(wd_prof *p, FILE *f, const wd_prof_o
                                             wd_error *err);
 WD_NODISCARD wd_status wd_prof_write_speedscope(wd_prof *p, FILE *f, const wd_prof_out *o,
                                                 wd_error *err);
-/* svg.c */
+/* svg.c. prof_write_svg_in allocates from ctx only and reads only the tree's shape, self
+ * ticks, calls and symbols (prof_merge_runs), so it may run as soon as the tree is complete
+ * (wd_prof_end_tree), beside the figures (wd_prof_files_write_ahead). */
 WD_NODISCARD wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out *o,
+                                         wd_error *err);
+WD_NODISCARD wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
                                          wd_error *err);
 
 /* The machine profile, JSON: kernel, tick model, mode, totals, phases, per level and kernel

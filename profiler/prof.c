@@ -245,6 +245,25 @@ static bool tree_totals_in(wd_prof *p)
     return true;
 }
 
+bool prof_range_totals(wd_prof *p, uint32_t from, uint32_t to)
+{
+    if (!totals_room(p, to, false))
+        return false;
+    const prof_node *nodes = p->tree.nodes;
+    for (uint32_t i = from; i < to; i++) {
+        p->tot[i] = nodes[i].t;
+        p->tns[i] = prof_ns(p->ns_per_unit, nodes[i].time);
+    }
+    for (uint32_t i = to; i-- > from;) { /* children after their parents */
+        uint32_t par = nodes[i].parent;
+        if (par != PROF_NONE && par >= from) {
+            p->tot[par] += p->tot[i];
+            p->tns[par] += p->tns[i];
+        }
+    }
+    return true;
+}
+
 bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns)
 {
     if ((!p->fin || p->tot_count != p->tree.count) && !tree_totals_in(p)) {
@@ -1111,6 +1130,7 @@ void wd_prof_run_frame(wd_prof *p, const wd_prof_frame *f, uint32_t more)
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit)
 {
     p->ns_per_unit = ns_per_unit;
+    p->has_unit = true;
 }
 
 void wd_prof_end(wd_prof *p, uint64_t ticks)
@@ -1132,14 +1152,10 @@ bool wd_prof_end_tree(wd_prof *p, uint64_t ticks)
 
 void wd_prof_end_finish(wd_prof *p, uint64_t ticks)
 {
-    /* Every time is a sum of differences of the clock: each converts alone, rounded to
-     * the nearest ns (v +- 0.5 truncated: llround took 28 instructions a node here, on the
-     * profile's critical path). */
+    /* Every time is a sum of differences of the clock: each converts alone (prof_ns). */
     if (p->ns_per_unit != 0 && p->ns_per_unit != 1)
-        for (uint32_t i = 0; i < p->tree.count; i++) {
-            double v = (double)p->tree.nodes[i].time * p->ns_per_unit;
-            p->tree.nodes[i].time = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
-        }
+        for (uint32_t i = 0; i < p->tree.count; i++)
+            p->tree.nodes[i].time = prof_ns(p->ns_per_unit, p->tree.nodes[i].time);
     p->end_ticks = ticks;
     p->ended = true;
     if (p->status == WD_OK)

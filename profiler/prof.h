@@ -158,7 +158,7 @@ void wd_prof_end(wd_prof *p, uint64_t ticks);
 /* wd_prof_end in two steps (profiler/feed.c): the tree complete (false: ended already, no
  * second step), then the times converted and the figures computed. Between them the tree's
  * shape, self ticks and symbols are final and only node times change: what
- * wd_prof_files_write_folded reads. */
+ * wd_prof_files_write_ahead reads. */
 bool wd_prof_end_tree(wd_prof *p, uint64_t ticks);
 void wd_prof_end_finish(wd_prof *p, uint64_t ticks);
 

@@ -181,6 +181,7 @@ struct wd_prof {
     bool has_stop;   /* wd_prof_stop in the current run: stop_ns is its clock */
     int64_t stop_ns;
     double ns_per_unit; /* the events' clock unit (wd_prof_time_unit; 0: ns) */
+    bool has_unit;      /* wd_prof_time_unit was called: times can be converted */
     uint64_t end_ticks;
     bool ended;
 
@@ -212,6 +213,22 @@ bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns);
  * ends (the outputs all need them), on every call otherwise. NULL pointers on OOM. */
 bool prof_tree_totals(wd_prof *p, const uint64_t **ticks, const int64_t **ns);
 
+/* A node's time in ns from the events' clock units (wd_prof_end_finish converts every node
+ * so when the profile ends): each converts alone, rounded to the nearest ns (v +- 0.5
+ * truncated: llround took 28 instructions a node here, on the profile's critical path). */
+static inline int64_t prof_ns(double ns_per_unit, int64_t units)
+{
+    if (ns_per_unit == 0 || ns_per_unit == 1)
+        return units;
+    double v = (double)units * ns_per_unit;
+    return (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+}
+
+/* Totals (self plus descendants) of nodes [from, to) of p->tree into p->tot and p->tns,
+ * their times converted (prof_ns) as wd_prof_end_finish would: the nodes of a kernel run
+ * that is over, written before the profile ends (wd_prof_files_stream). False on OOM. */
+WD_NODISCARD bool prof_range_totals(wd_prof *p, uint32_t from, uint32_t to);
+
 /* The display name of a symbol. */
 static inline const char *prof_name(const wd_prof *p, uint32_t sym)
 {
@@ -219,10 +236,12 @@ static inline const char *prof_name(const wd_prof *p, uint32_t sym)
 }
 
 /* Builds the calling-context tree merging every run (root = node 0; runs' roots merge into
- * it), nodes keyed by key[sym] (NULL: the symbol). Depth beyond `max_depth` (0: none) folds
- * into the ancestor at max_depth. */
-WD_NODISCARD bool prof_merge_runs(const wd_prof *p, const uint32_t *key, uint32_t max_depth,
-                                  prof_tree *out);
+ * it), nodes keyed by key[sym] (NULL: the symbol), allocated from ctx: ticks and calls (not
+ * times: it reads only the tree's shape, self ticks, calls and symbols, which stay as they are
+ * while wd_prof_end_finish converts the times). Depth beyond `max_depth` (0: none) folds into
+ * the ancestor at max_depth. */
+WD_NODISCARD bool prof_merge_runs(const wd_prof *p, wd_ctx *ctx, const uint32_t *key,
+                                  uint32_t max_depth, prof_tree *out);
 
 /* For each symbol, the first symbol with the same display name (owned), NULL on OOM. */
 uint32_t *prof_display_groups(const wd_prof *p);

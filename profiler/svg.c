@@ -634,15 +634,16 @@ static void prof_title(void *ud, wbuf *w, uint64_t all)
     wb_str(w, ")");
 }
 
-wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
+wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
+                            wd_error *err)
 {
     uint32_t max_depth = o->max_depth ? o->max_depth : 100;
-    uint32_t *groups = prof_display_groups(p);
+    uint32_t *groups = prof_display_groups_in(p, ctx);
     prof_tree merged;
     uint64_t *tot = NULL;
     int64_t *tns = NULL;
-    if (groups == NULL || !prof_merge_runs(p, groups, max_depth, &merged)) {
-        wd_free(p->ctx, groups);
+    if (groups == NULL || !prof_merge_runs(p, ctx, groups, max_depth, &merged)) {
+        wd_free(ctx, groups);
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }
     wd_status st;
@@ -655,13 +656,18 @@ wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error 
                            .paint = prof_paint,
                            .info = prof_info,
                            .title = prof_title};
-        st = svg_write(p->ctx, f, &merged, tot, &style, err);
+        st = svg_write(ctx, f, &merged, tot, &style, err);
     }
-    wd_free(p->ctx, tot);
-    wd_free(p->ctx, tns);
-    wd_free(p->ctx, groups);
+    wd_free(ctx, tot);
+    wd_free(ctx, tns);
+    wd_free(ctx, groups);
     prof_tree_fini(&merged);
     return st;
+}
+
+wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
+{
+    return prof_write_svg_in(p, p->ctx, f, o, err);
 }
 
 /* ---- the differential flamegraph (svg.h) ---- */

@@ -99,10 +99,33 @@ kernel stack-overflow "$k/stack_overflow.wasm" "$tmp/one-empty.json"
 kernel computation "$k/computation.wasm" "$k/empty-two-levels.inputs.json"
 kernel calls-flat1 tests/profile/calls-small.wat "$tmp/one-empty.json" --tick-model flat-1
 
+# The time-ordered files are written run by run as the kernel runs (tx-kernel's runs: a
+# consumer thread applies its events): when auto mode turns the tree into a calling-context
+# tree after some runs were written, they are written whole at the end, as report writes them.
+tx_opts=(--inputs "$k/tx-kernel.inputs.json" --rollup sr1D7tjtYDmnugNWh8sGW91WJ3TPpCpqX1Dg
+    --no-kernel-debug)
+for lim in 3000 6000; do
+    d=$tmp/late-cct-$lim
+    mkdir -p "$d"
+    "$wasmdbg" profile "$k/tx-kernel-no-verif.wasm" "${tx_opts[@]}" --full-limit $lim \
+        -o "$d/live" --record "$d/trace" >"$d/live.txt" 2>&1 &&
+        "$wasmdbg" report "$d/trace" -o "$d/again" >/dev/null 2>&1 &&
+        grep -q "full tree reached its node limit" "$d/live.txt" && ok=yes || ok=no
+    for f in "$d/live/"*; do
+        cmp -s "$f" "$d/again/$(basename "$f")" || { ok=no; echo "differs: $f"; }
+    done >"$d.log"
+    result $ok "tx, auto mode turning to cct at $lim nodes: report writes the same files" "$d.log"
+done
+# Times by the fast clock, converted as each run is written: each run's agrees with the PVM's.
+"$wasmdbg" profile "$k/tx-kernel-no-verif.wasm" "${tx_opts[@]}" -o "$tmp/tx-clock" \
+    >"$tmp/tx-clock.txt" 2>&1 &&
+    "$check" clock "$tmp/tx-clock/"*[0-9].json >"$tmp/tx-clock.log" 2>&1 && ok=yes || ok=no
+result $ok "tx: times by the fast clock agree with the PVM's" "$tmp/tx-clock.log"
+
 # A file that cannot be written is named, whichever thread wrote it: with files limited to
-# 1370 KiB, tx-kernel's Chrome trace (1.43 MB with times, written by the consumer thread after
-# the figures) fails, the folded stacks (1.36 MB, written beside them) do not; 200 KiB fails
-# both, and the first in file order (.out) is reported. Exit 2, no crash.
+# 1370 KiB, tx-kernel's Chrome trace (1.43 MB with times, written by the consumer thread as
+# runs end) fails, the folded stacks (1.36 MB, written with it) do not; 200 KiB fails both,
+# and the first in file order (.out) is reported. Exit 2, no crash.
 for lim in 1370:trace.json 200:out; do
     rm -rf "$tmp/fsize"
     mkdir -p "$tmp/fsize"

@@ -175,7 +175,7 @@ static bool feed_events(sink *s, uint32_t calls)
         s->tree = wd_prof_feed_end_tree(s->f, t + 100, events_job, s);
         struct stat st;
         if (s->tree)
-            wd_prof_files_write_folded(s->files);
+            wd_prof_files_write_ahead(s->files);
         s->folded_ahead = stat(s->folded, &st) == 0 && st.st_size > 0;
         s->taken = wd_prof_feed_end(s->f, t + 100);
         if (s->taken)
