@@ -1167,7 +1167,9 @@ static wd_status emit_shift_fused(xlate *x, uint32_t op, uint32_t shift, uint8_t
     wd_insn *l1 = tail(x, 1);
     uint32_t count = 0;
     int kind = -1;
-    if (l1 != NULL && ((l1->a == lhs && lhs == slot(x, h)) || (l1->a == rhs && rhs == slot(x, h + 1))))
+    bool in_slot = l1 != NULL && ((l1->a == lhs && lhs == slot(x, h)) ||
+                                  (l1->a == rhs && rhs == slot(x, h + 1)));
+    if (in_slot)
         kind = shift_kind(l1, type, &count);
     if (kind < 0)
         return emit(x, op, slot(x, h), lhs, rhs, NULL);

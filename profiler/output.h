@@ -75,21 +75,22 @@ void wd_prof_files_discard(wd_prof_files *pre);
 /* Writing ahead, beside the profiler's consumer thread (profiler/feed.h). While the kernel
  * runs, `stream` (the feed's on_idle job) writes the time-ordered files (folded stacks,
  * Chrome trace, speedscope) run by run on the consumer, a slice of STREAM_SLICE nodes at a
- * time, each kernel run once it is over (its report came) and the clock's unit known: what the
- * end has left to write of them is the last runs. It stops for good, the files emptied to be written whole at
- * the end, when the tree becomes a calling-context tree (its layout is not time order), for
- * collapsed folded stacks, and on failure. At the end `profile` has the consumer complete the
- * tree, compute the figures and then run write_events (feed's `after`): the stream's runs
- * left and tails, or without a stream the event files from the finished profile, allocating
- * from a context of its own. Meanwhile the calling thread's write_ahead writes the SVG (with
- * a stream) or the folded stacks (without: not collapsed ones) from the tree alone (after
- * wd_prof_end_tree), allocating from a context of its own; then the rest. On
+ * time, each kernel run once it is over (its report came) and the clock's unit known: what
+ * the end has left to write of them is the last runs. It stops for good, the files emptied
+ * to be written whole at the end, when the tree becomes a calling-context tree (its layout
+ * is not time order), for collapsed folded stacks, and on failure. At the end `profile` has
+ * the consumer complete the tree, compute the figures and then run write_events (feed's
+ * `after`): the stream's event files' runs left and tails, or without a stream the event
+ * files from the finished profile, allocating from a context of its own. Meanwhile the
+ * calling thread's write_ahead finishes the stream's folded stacks and writes the SVG (with
+ * a stream) or writes the folded stacks (without: not collapsed ones) from the tree alone
+ * (after wd_prof_end_tree), allocating from contexts of its own; then the rest. On
  * tx-kernel-no-verif it no longer waits 0.25-0.65 ms for the last events and the figures,
  * nor starts a writer thread. events_setup gives the profile and the outputs' options (o is
  * copied, its strings borrowed): before the first event for a stream. events_taken tells
- * wd_prof_write_files that another thread runs write_events and that join(arg) waits for it.
- * wd_prof_write_files keeps what was written ahead, its outcome reported in file order as if
- * written there. */
+ * wd_prof_write_files that another thread runs write_events and that join(arg) waits for
+ * it. wd_prof_write_files keeps what was written ahead, its outcome reported in file order
+ * as if written there. */
 void wd_prof_files_events_setup(wd_prof_files *pre, wd_prof *p, const wd_prof_out *o);
 bool wd_prof_files_stream(void *files);
 void wd_prof_files_write_ahead(wd_prof_files *pre);
