@@ -177,13 +177,16 @@ static void *consume(void *arg)
         f->on_start(f->on_start_arg);
     pthread_mutex_lock(&sh->mu);
     for (;;) {
+        /* idle work between chunks, the lock released; the wait only once it is done, after
+         * the queue is checked again under the lock (a chunk published meanwhile was
+         * signalled to no one) */
+        bool idle = ok && f->on_idle != NULL;
         while (sh->head == NULL && !sh->done) {
-            if (ok && f->on_idle != NULL && !f->prof->ended) {
+            if (idle && !f->prof->ended) {
                 pthread_mutex_unlock(&sh->mu);
-                bool more = f->on_idle(f->on_idle_arg);
+                idle = f->on_idle(f->on_idle_arg);
                 pthread_mutex_lock(&sh->mu);
-                if (more)
-                    continue;
+                continue;
             }
             pthread_cond_wait(&sh->has_data, &sh->mu);
         }
