@@ -721,25 +721,6 @@ static size_t check_out_of_memory(const uint8_t *b, size_t size)
     return n;
 }
 
-static size_t put_uleb(uint8_t *p, uint32_t v)
-{
-    size_t n = 0;
-    do {
-        p[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v != 0);
-    return n;
-}
-
-/* Appends a section: id, size, then `len` bytes of `body`. */
-static size_t put_section(uint8_t *p, uint8_t id, const uint8_t *body, size_t len)
-{
-    p[0] = id;
-    size_t n = 1 + put_uleb(p + 1, (uint32_t)len);
-    memcpy(p + n, body, len);
-    return n + len;
-}
-
 enum { BIG_FUNCS = 3000, BIG_DATA = 40000 };
 
 /* A module larger than an arena chunk: BIG_FUNCS named functions, a BIG_DATA-byte
@@ -755,31 +736,31 @@ static uint8_t *build_big_module(size_t *size)
     static const uint8_t hdr[] = {HDR}, type[] = {0x01, 0x60, 0x00, 0x00}, mem[] = {1, 0, 1};
     size_t n = 0, k;
     memcpy(out, hdr, 8);
-    n = 8 + put_section(out + 8, 1, type, sizeof type);
-    k = put_uleb(body, BIG_FUNCS);
+    n = 8 + wd_test_put_section(out + 8, 1, type, sizeof type);
+    k = wd_test_put_leb(body, BIG_FUNCS, false);
     memset(body + k, 0, BIG_FUNCS);
-    n += put_section(out + n, 3, body, k + BIG_FUNCS);
-    n += put_section(out + n, 5, mem, sizeof mem);
-    k = put_uleb(body, BIG_FUNCS);
+    n += wd_test_put_section(out + n, 3, body, k + BIG_FUNCS);
+    n += wd_test_put_section(out + n, 5, mem, sizeof mem);
+    k = wd_test_put_leb(body, BIG_FUNCS, false);
     for (int i = 0; i < BIG_FUNCS; i++, k += 3)
         memcpy(body + k, "\x02\x00\x0b", 3);
-    n += put_section(out + n, 10, body, k);
+    n += wd_test_put_section(out + n, 10, body, k);
     k = 0;
     body[k++] = 1;
     memcpy(body + k, "\x00\x41\x00\x0b", 4);
     k += 4;
-    k += put_uleb(body + k, BIG_DATA);
+    k += wd_test_put_leb(body + k, BIG_DATA, false);
     memset(body + k, 0xab, BIG_DATA);
-    n += put_section(out + n, 11, body, k + BIG_DATA);
+    n += wd_test_put_section(out + n, 11, body, k + BIG_DATA);
     uint8_t *names = malloc(60000);
     if (names == NULL) {
         free(out);
         free(body);
         return NULL;
     }
-    size_t j = put_uleb(names, BIG_FUNCS);
+    size_t j = wd_test_put_leb(names, BIG_FUNCS, false);
     for (int i = 0; i < BIG_FUNCS; i++) {
-        j += put_uleb(names + j, (uint32_t)i);
+        j += wd_test_put_leb(names + j, (uint64_t)i, false);
         names[j++] = 5;
         j += (size_t)sprintf((char *)names + j, "f%04d", i);
     }
@@ -788,9 +769,9 @@ static uint8_t *build_big_module(size_t *size)
     memcpy(body + k, "name", 4);
     k += 4;
     body[k++] = 1;
-    k += put_uleb(body + k, (uint32_t)j);
+    k += wd_test_put_leb(body + k, j, false);
     memcpy(body + k, names, j);
-    n += put_section(out + n, 0, body, k + j);
+    n += wd_test_put_section(out + n, 0, body, k + j);
     free(names);
     free(body);
     *size = n;

@@ -61,19 +61,6 @@ TEST(divk_reciprocal_arithmetic)
 
 enum { OPS = 4, DIVISORS = WD_ARRAY_COUNT(edges) + 2, FUNCS = OPS * DIVISORS };
 
-static size_t put_leb(uint8_t *p, uint64_t v, bool is_signed)
-{
-    size_t n = 0;
-    for (;;) {
-        uint8_t b = v & 0x7F;
-        v = is_signed ? (uint64_t)((int64_t)v >> 7) : v >> 7;
-        bool done = is_signed ? (v == 0 && !(b & 0x40)) || (v == UINT64_MAX && (b & 0x40)) : v == 0;
-        p[n++] = (uint8_t)(b | (done ? 0 : 0x80));
-        if (done)
-            return n;
-    }
-}
-
 static uint32_t divisor(size_t k)
 {
     return k < WD_ARRAY_COUNT(edges) ? edges[k] : k == WD_ARRAY_COUNT(edges) ? 1024 : 0x10000;
@@ -89,39 +76,33 @@ static size_t build(uint8_t *b)
     size_t n = sizeof head;
     memcpy(b, head, n);
     b[n++] = 0x03; /* functions */
-    n += put_leb(b + n, (FUNCS < 128 ? 1 : 2) + FUNCS, false);
-    n += put_leb(b + n, FUNCS, false);
+    n += wd_test_put_leb(b + n, (FUNCS < 128 ? 1 : 2) + FUNCS, false);
+    n += wd_test_put_leb(b + n, FUNCS, false);
     for (int f = 0; f < FUNCS; f++)
         b[n++] = 0;
     uint8_t sec[4096];
-    size_t k = put_leb(sec, FUNCS, false);
+    size_t k = wd_test_put_leb(sec, FUNCS, false);
     for (int f = 0; f < FUNCS; f++) {
         sec[k++] = 2, sec[k++] = (uint8_t)('a' + f / 26), sec[k++] = (uint8_t)('a' + f % 26);
         sec[k++] = 0x00;
-        k += put_leb(sec + k, (uint64_t)f, false);
+        k += wd_test_put_leb(sec + k, (uint64_t)f, false);
     }
-    b[n++] = 0x07; /* exports */
-    n += put_leb(b + n, k, false);
-    memcpy(b + n, sec, k);
-    n += k;
-    k = put_leb(sec, FUNCS, false);
+    n += wd_test_put_section(b + n, 0x07, sec, k); /* exports */
+    k = wd_test_put_leb(sec, FUNCS, false);
     for (int f = 0; f < FUNCS; f++) {
         uint8_t body[32];
         size_t m = 0;
         body[m++] = 0x00; /* no locals */
         body[m++] = 0x20, body[m++] = 0x00;
         body[m++] = 0x41;
-        m += put_leb(body + m, (uint64_t)(int64_t)(int32_t)divisor((size_t)f / OPS), true);
+        m += wd_test_put_leb(body + m, (uint64_t)(int64_t)(int32_t)divisor((size_t)f / OPS), true);
         body[m++] = (uint8_t)(0x6D + f % OPS);
         body[m++] = 0x0B;
         sec[k++] = (uint8_t)m;
         memcpy(sec + k, body, m);
         k += m;
     }
-    b[n++] = 0x0A; /* code */
-    n += put_leb(b + n, k, false);
-    memcpy(b + n, sec, k);
-    return n + k;
+    return n + wd_test_put_section(b + n, 0x0A, sec, k); /* code */
 }
 
 /* Calls function f with n: the status, the result in *out. */

@@ -161,7 +161,7 @@ static bool check_chrome(const char *text, uint64_t total)
 }
 
 /* speedscope: one profile, "all runs", whose events open and close a frame per kernel run
- * (the last frames, `level L run I`) where the Chrome trace puts that run's slice, the runs
+ * (`level L run I`, named as the run's slice) where the Chrome trace puts that slice, the runs
  * one after the other from 0 to endValue; inside them the ticks on top of the stack sum to
  * the total, and events nest and go forward. */
 static bool check_speedscope(const char *text, const char *chrome, uint64_t total)
@@ -201,7 +201,7 @@ static bool check_speedscope(const char *text, const char *chrome, uint64_t tota
         bool open = strcmp(json_string_value(json_object_get(e, "type")), "O") == 0;
         /* frames are numbered as first used; a run's frame, named as its slice, is opened
          * at depth 0 and no other frame is */
-        ok = at >= last && fr < nframes && fr <= used && (depth > 0 || open);
+        ok = at >= last && fr < nframes && fr <= used;
         used += fr == used;
         bool is_run = false;
         for (size_t r = 0; ok && r < nruns; r++)

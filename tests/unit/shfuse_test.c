@@ -44,19 +44,6 @@ static size_t make_fns(fn *out)
     return n;
 }
 
-static size_t put_leb(uint8_t *p, uint64_t v, bool is_signed)
-{
-    size_t n = 0;
-    for (;;) {
-        uint8_t b = v & 0x7F;
-        v = is_signed ? (uint64_t)((int64_t)v >> 7) : v >> 7;
-        bool done = is_signed ? (v == 0 && !(b & 0x40)) || (v == UINT64_MAX && (b & 0x40)) : v == 0;
-        p[n++] = (uint8_t)(b | (done ? 0 : 0x80));
-        if (done)
-            return n;
-    }
-}
-
 /* The body of f (its locals' declaration first). */
 static size_t body(const fn *f, uint8_t *b)
 {
@@ -66,7 +53,7 @@ static size_t body(const fn *f, uint8_t *b)
     uint8_t shift = shifts[f->wide][f->shift], op = ops[f->wide][f->op];
     size_t n = 0;
     b[n++] = 1, b[n++] = 1, b[n++] = t; /* local 2 */
-#define K() (b[n++] = cst, n += put_leb(b + n, f->k, true))
+#define K() (b[n++] = cst, n += wd_test_put_leb(b + n, f->k, true))
     switch (f->shape) {
     case SC:
         b[n++] = 0x20, b[n++] = 0, K(), b[n++] = shift, b[n++] = 0x20, b[n++] = 1, b[n++] = op;
@@ -93,16 +80,6 @@ static void name(size_t i, char out[4])
     out[0] = 'f', out[1] = (char)('a' + i / 26), out[2] = (char)('a' + i % 26), out[3] = 0;
 }
 
-/* A section: its id, size and the `n` bytes of `p`. */
-static size_t section(uint8_t *b, uint8_t id, const uint8_t *p, size_t n)
-{
-    size_t k = 0;
-    b[k++] = id;
-    k += put_leb(b + k, n, false);
-    memcpy(b + k, p, n);
-    return k + n;
-}
-
 static size_t build(const fn *fns, size_t count, uint8_t *b)
 {
     static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
@@ -111,12 +88,12 @@ static size_t build(const fn *fns, size_t count, uint8_t *b)
     static uint8_t sec[65536];
     size_t n = sizeof head, k;
     memcpy(b, head, n);
-    n += section(b + n, 0x01, types, sizeof types);
-    k = put_leb(sec, count, false);
+    n += wd_test_put_section(b + n, 0x01, types, sizeof types);
+    k = wd_test_put_leb(sec, count, false);
     for (size_t i = 0; i < count; i++)
         sec[k++] = fns[i].wide;
-    n += section(b + n, 0x03, sec, k);
-    k = put_leb(sec, count, false);
+    n += wd_test_put_section(b + n, 0x03, sec, k);
+    k = wd_test_put_leb(sec, count, false);
     for (size_t i = 0; i < count; i++) {
         char nm[4];
         name(i, nm);
@@ -124,10 +101,10 @@ static size_t build(const fn *fns, size_t count, uint8_t *b)
         memcpy(sec + k, nm, 3);
         k += 3;
         sec[k++] = 0x00;
-        k += put_leb(sec + k, i, false);
+        k += wd_test_put_leb(sec + k, i, false);
     }
-    n += section(b + n, 0x07, sec, k);
-    k = put_leb(sec, count, false);
+    n += wd_test_put_section(b + n, 0x07, sec, k);
+    k = wd_test_put_leb(sec, count, false);
     for (size_t i = 0; i < count; i++) {
         uint8_t bd[64];
         size_t m = body(&fns[i], bd);
@@ -135,7 +112,7 @@ static size_t build(const fn *fns, size_t count, uint8_t *b)
         memcpy(sec + k, bd, m);
         k += m;
     }
-    return n + section(b + n, 0x0A, sec, k);
+    return n + wd_test_put_section(b + n, 0x0A, sec, k);
 }
 
 /* What f computes, in C. */

@@ -89,6 +89,27 @@ bool wd_test_same_files(const char *a, const char *b, const char *base,
     return same;
 }
 
+size_t wd_test_put_leb(uint8_t *p, uint64_t v, bool is_signed)
+{
+    size_t n = 0;
+    for (;;) {
+        uint8_t b = v & 0x7F;
+        v = is_signed ? (uint64_t)((int64_t)v >> 7) : v >> 7;
+        bool done = is_signed ? (v == 0 && !(b & 0x40)) || (v == UINT64_MAX && (b & 0x40)) : v == 0;
+        p[n++] = (uint8_t)(b | (done ? 0 : 0x80));
+        if (done)
+            return n;
+    }
+}
+
+size_t wd_test_put_section(uint8_t *p, uint8_t id, const uint8_t *body, size_t len)
+{
+    p[0] = id;
+    size_t n = 1 + wd_test_put_leb(p + 1, len, false);
+    memcpy(p + n, body, len);
+    return n + len;
+}
+
 uint32_t wd_test_rnd(uint64_t *state, uint32_t n)
 {
     uint64_t x = *state;

@@ -17,6 +17,10 @@ uint8_t *wd_test_read_file(const char *path, size_t *size);
  * compared, then removed). */
 bool wd_test_same_files(const char *a, const char *b, const char *base,
                         const char *const *exts, int count);
+/* Module bytes: v in LEB128 (signed or not) at p; a section (id, size, `len` bytes of body) at
+ * p. Each returns the bytes written. */
+size_t wd_test_put_leb(uint8_t *p, uint64_t v, bool is_signed);
+size_t wd_test_put_section(uint8_t *p, uint8_t id, const uint8_t *body, size_t len);
 /* A xorshift step of *state (not 0): a number below n. */
 uint32_t wd_test_rnd(uint64_t *state, uint32_t n);
 
