@@ -498,20 +498,6 @@ static bool limited(const wd_cli_pvm *s)
     return s->max_ticks != UINT64_MAX || s->watch != NULL;
 }
 
-/* wd_pvm_run_until_input a kernel run at a time, s->on_run after each. */
-static wd_status run_each(wd_cli_pvm *s, wd_error *err)
-{
-    wd_pvm *p = s->pvm;
-    while (wd_pvm_get_state(p) == WD_PVM_SNAPSHOT || wd_pvm_get_state(p) == WD_PVM_EVAL) {
-        wd_pvm_stop stop;
-        WD_TRY(wd_pvm_advance(p, WD_GOAL_KERNEL_RUN, 0, &stop, err));
-        s->on_run(s->on_run_ud);
-        if (stop == WD_STOP_PAUSED && wd_pvm_thread(p)->pending)
-            return wd_fail(err, WD_PAUSED, 0, "interrupted at tick %" PRIu64, wd_pvm_ticks(p));
-    }
-    return WD_OK;
-}
-
 /* Runs the kernel runs due with Ctrl-C caught (see on_sigint); `one_run` only when limited. */
 static wd_status drive(wd_cli_pvm *s, bool one_run, wd_error *err)
 {
@@ -521,9 +507,8 @@ static wd_status drive(wd_cli_pvm *s, bool one_run, wd_error *err)
     sigemptyset(&sa.sa_mask);
     sigint_thread = wd_pvm_thread(s->pvm);
     sigaction(SIGINT, &sa, &old);
-    wd_status st = limited(s)          ? drive_limited(s, one_run, err)
-                   : s->on_run != NULL ? run_each(s, err)
-                                       : wd_pvm_run_until_input(s->pvm, err);
+    wd_status st = limited(s) ? drive_limited(s, one_run, err)
+                              : wd_pvm_run_until_input(s->pvm, s->on_run, s->on_run_ud, err);
     sigaction(SIGINT, &old, NULL);
     sigint_thread = NULL;
     return st;

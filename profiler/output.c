@@ -318,11 +318,14 @@ static void sb_free(stackbuf *b)
  * visitor is too. */
 typedef bool (*visit_fn)(void *ud, uint32_t node, uint32_t depth);
 
-WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud)
+/* The walk in steps: *at and *at_depth say where it goes on (to begin: from's first child at
+ * depth 1); it visits at most `budget` nodes and returns whether any are left. */
+WD_INLINE bool walk_steps(const prof_tree *tr, uint32_t from, uint32_t *at, uint32_t *at_depth,
+                          uint32_t budget, visit_fn visit, void *ud)
 {
     const prof_node *nodes = tr->nodes;
-    uint32_t x = nodes[from].first_child, depth = 1;
-    while (x != PROF_NONE) {
+    uint32_t x = *at, depth = *at_depth;
+    for (; x != PROF_NONE && budget > 0; budget--) {
         bool down = visit(ud, x, depth);
         if (down && nodes[x].first_child != PROF_NONE) {
             x = nodes[x].first_child;
@@ -335,6 +338,15 @@ WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud
         }
         x = x == from ? PROF_NONE : nodes[x].next_sibling;
     }
+    *at = x;
+    *at_depth = depth;
+    return x != PROF_NONE;
+}
+
+WD_INLINE void walk(const prof_tree *tr, uint32_t from, visit_fn visit, void *ud)
+{
+    uint32_t x = tr->nodes[from].first_child, depth = 1;
+    (void)walk_steps(tr, from, &x, &depth, UINT32_MAX, visit, ud);
 }
 
 /* ---- runs merged into one calling-context tree (collapsed stacks, the SVG) ---- */
@@ -981,28 +993,12 @@ static void tl_run_begin(timeline *t, uint32_t i)
     t->walking = true;
 }
 
-/* Visits up to `budget` more nodes of the run begun (walk(), resumable); at its end closes
- * the run. False once the run is written. */
+/* Visits up to `budget` more nodes of the run begun (walk_steps); at its end closes the run.
+ * False once the run is written. */
 static bool tl_run_walk(timeline *t, uint32_t budget)
 {
-    const prof_node *nodes = t->p->tree.nodes;
-    uint32_t x = t->walk_at, depth = t->walk_depth, from = t->walk_root;
-    for (; x != PROF_NONE && budget > 0 && !t->oom; budget--) {
-        bool down = tl_visit(t, x, depth);
-        if (down && nodes[x].first_child != PROF_NONE) {
-            x = nodes[x].first_child;
-            depth++;
-            continue;
-        }
-        while (x != from && nodes[x].next_sibling == PROF_NONE) {
-            x = nodes[x].parent;
-            depth--;
-        }
-        x = x == from ? PROF_NONE : nodes[x].next_sibling;
-    }
-    t->walk_at = x;
-    t->walk_depth = depth;
-    if (x != PROF_NONE && !t->oom)
+    if (walk_steps(&t->p->tree, t->walk_root, &t->walk_at, &t->walk_depth, budget, tl_visit, t) &&
+        !t->oom)
         return true;
     if (t->sw != NULL) {
         ss_close_to(t, 1);
@@ -1604,9 +1600,6 @@ static void tl_job_join(tl_job *j, wd_thread *th)
 /* Room for "-N" (any uint32_t N) and its NUL at the end of a base name. */
 #define SUFFIX_ROOM 12u
 
-/* Files named ahead, maybe created ahead and partly written ahead (output.h). The paths,
- * DIR/BASE.EXT, are packed after the struct: five of 4 KiB each took a page fault apiece
- * (counter). Each has room for a suffix, and so has the base. */
 /* The time-ordered files (folded stacks, Chrome trace, speedscope: stream_files) written run
  * by run on the feed's consumer thread as the kernel runs (wd_prof_files_stream), on dup()s
  * of their descriptors, by two timelines kept at one run: the folded stacks' (tl[0]), which
@@ -1625,7 +1618,13 @@ typedef struct tl_stream {
 
 static const int stream_files[3] = {WD_PROF_FILE_FOLDED, WD_PROF_FILE_TRACE,
                                     WD_PROF_FILE_SPEEDSCOPE};
+/* Timeline k writes stream_files[i] for k <= i < stream_files_end[k]: the folded stacks (0),
+ * the Chrome trace and speedscope (1). */
+static const int stream_files_end[2] = {1, 3};
 
+/* Files named ahead, maybe created ahead and partly written ahead (output.h). The paths,
+ * DIR/BASE.EXT, are packed after the struct: five of 4 KiB each took a page fault apiece
+ * (counter). Each has room for a suffix, and so has the base. */
 struct wd_prof_files {
     bool created;
     bool fixed;   /* o->fixed_base: no suffix */
@@ -1772,7 +1771,7 @@ static void join_events(wd_prof_files *x)
 static void stream_close(wd_prof_files *x, int k)
 {
     tl_stream *s = &x->s;
-    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+    for (int i = k; i < stream_files_end[k]; i++) {
         if (s->f[i] != NULL)
             fclose(s->f[i]);
         s->f[i] = NULL;
@@ -1790,7 +1789,7 @@ static void stream_close(wd_prof_files *x, int k)
 static void stream_empty(wd_prof_files *x, int k)
 {
     stream_close(x, k);
-    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+    for (int i = k; i < stream_files_end[k]; i++) {
         int fd = x->fds[stream_files[i]];
         out_file *e = &x->early[stream_files[i]];
         if (e->done)
@@ -1821,7 +1820,7 @@ static bool stream_start(wd_prof_files *x)
     wd_ctx_init(&s->ctx[0]);
     wd_ctx_init(&s->ctx[1]);
     for (int i = 0; ok && i < 3; i++) {
-        int k = i > 0;
+        int k = i >= stream_files_end[0];
         int fd = dup(x->fds[stream_files[i]]);
         s->f[i] = fd >= 0 ? fdopen(fd, "w") : NULL;
         if (s->f[i] == NULL && fd >= 0)
@@ -1863,10 +1862,8 @@ static bool stream_slice(wd_prof_files *x)
             tl[0].oom = true;
             return false;
         }
-        for (int k = 0; k < 2; k++) {
-            tl[k].nodes = p->tree.nodes;
+        for (int k = 0; k < 2; k++)
             tl_run_begin(&tl[k], i);
-        }
     }
     for (int k = 0; k < 2; k++) {
         if (!tl[k].walking)
@@ -1896,7 +1893,7 @@ bool wd_prof_files_stream(void *files)
     }
     /* a run is over once its report came (it closed the run: wd_prof_run_info_add); its
      * times convert once the clock's unit is known */
-    if (!p->has_unit || (!s->on && (p->info_next == 0 || !stream_start(x))))
+    if (p->ns_per_unit == 0 || (!s->on && (p->info_next == 0 || !stream_start(x))))
         return false;
     bool more = stream_slice(x);
     if (s->tl[0].oom || s->tl[1].oom)
@@ -1929,7 +1926,7 @@ static bool stream_finish(wd_prof_files *x, int k)
     bool ok = !t->oom;
     if (ok)
         tl_end(t);
-    for (int i = k == 0 ? 0 : 1; i < (k == 0 ? 1 : 3); i++) {
+    for (int i = k; i < stream_files_end[k]; i++) {
         out_file *e = &x->early[stream_files[i]];
         e->st = end_wbuf(&s->ctx[k], s->w[i], ok, &e->err);
         s->w[i] = NULL;

@@ -164,19 +164,21 @@ uint32_t prof_tree_child_slow(prof_tree *tr, uint32_t parent, uint32_t sym, uint
     return n;
 }
 
-/* Each node's ticks, ns and (with `calls`) calls summed over its subtree, into arrays of
- * tr->count entries: one pass up the nodes, as children come after their parents. */
-static void subtree_sums(const prof_tree *tr, uint64_t *ticks, int64_t *ns, uint64_t *calls)
+/* Each node's ticks, ns (its time converted by `unit`: prof_ns) and (with `calls`) calls
+ * summed over its subtree, for nodes [from, to) (nothing added to a parent before `from`),
+ * into arrays indexed by node: one pass up the nodes, as children come after their parents. */
+static void subtree_sums(const prof_tree *tr, uint32_t from, uint32_t to, double unit,
+                         uint64_t *ticks, int64_t *ns, uint64_t *calls)
 {
-    for (uint32_t i = 0; i < tr->count; i++) {
+    for (uint32_t i = from; i < to; i++) {
         ticks[i] = tr->nodes[i].t;
-        ns[i] = tr->nodes[i].time;
+        ns[i] = prof_ns(unit, tr->nodes[i].time);
         if (calls != NULL)
             calls[i] = tr->nodes[i].calls;
     }
-    for (uint32_t i = tr->count; i-- > 0;) {
+    for (uint32_t i = to; i-- > from;) {
         uint32_t par = tr->nodes[i].parent;
-        if (par != PROF_NONE) {
+        if (par != PROF_NONE && par >= from) {
             ticks[par] += ticks[i];
             ns[par] += ns[i];
             if (calls != NULL)
@@ -196,7 +198,7 @@ bool prof_totals(const prof_tree *tr, uint64_t **ticks, int64_t **ns)
         *ns = NULL;
         return false;
     }
-    subtree_sums(tr, *ticks, *ns, NULL);
+    subtree_sums(tr, 0, tr->count, 0, *ticks, *ns, NULL);
     return true;
 }
 
@@ -240,7 +242,7 @@ static bool tree_totals_in(wd_prof *p)
 {
     if (!totals_room(p, p->tree.count, false))
         return false;
-    subtree_sums(&p->tree, p->tot, p->tns, p->tcalls);
+    subtree_sums(&p->tree, 0, p->tree.count, 0, p->tot, p->tns, p->tcalls);
     p->tot_count = p->tree.count;
     return true;
 }
@@ -249,18 +251,7 @@ bool prof_range_totals(wd_prof *p, uint32_t from, uint32_t to)
 {
     if (!totals_room(p, to, false))
         return false;
-    const prof_node *nodes = p->tree.nodes;
-    for (uint32_t i = from; i < to; i++) {
-        p->tot[i] = nodes[i].t;
-        p->tns[i] = prof_ns(p->ns_per_unit, nodes[i].time);
-    }
-    for (uint32_t i = to; i-- > from;) { /* children after their parents */
-        uint32_t par = nodes[i].parent;
-        if (par != PROF_NONE && par >= from) {
-            p->tot[par] += p->tot[i];
-            p->tns[par] += p->tns[i];
-        }
-    }
+    subtree_sums(&p->tree, from, to, p->ns_per_unit, p->tot, p->tns, NULL);
     return true;
 }
 
@@ -1130,7 +1121,6 @@ void wd_prof_run_frame(wd_prof *p, const wd_prof_frame *f, uint32_t more)
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit)
 {
     p->ns_per_unit = ns_per_unit;
-    p->has_unit = true;
 }
 
 void wd_prof_end(wd_prof *p, uint64_t ticks)

@@ -150,8 +150,9 @@ void wd_prof_run_info_add(wd_prof *p, const wd_prof_run_info *info);
  * left out after the last (wd_prof_run_info_add's frames, one by one: the feed's consumer and
  * a trace's replay give them so). */
 void wd_prof_run_frame(wd_prof *p, const wd_prof_frame *f, uint32_t more);
-/* The events' clock is not in ns but in units of `ns_per_unit` ns (a cheaper clock, whose
- * ratio to a monotonic clock is known at the end): wd_prof_end converts the times. */
+/* The events' clock counts units of `ns_per_unit` ns (> 0; 1: ns; a cheaper clock's ratio
+ * to a monotonic clock): wd_prof_end converts the times. Told before the end, it also lets the
+ * time-ordered files be written as the kernel runs (profiler/output.h). */
 void wd_prof_time_unit(wd_prof *p, double ns_per_unit);
 /* The end: `ticks` is the final counter (padding included). Closes what is open. */
 void wd_prof_end(wd_prof *p, uint64_t ticks);

@@ -180,8 +180,7 @@ struct wd_prof {
     int64_t last_ns; /* the clock at the last event */
     bool has_stop;   /* wd_prof_stop in the current run: stop_ns is its clock */
     int64_t stop_ns;
-    double ns_per_unit; /* the events' clock unit (wd_prof_time_unit; 0: ns) */
-    bool has_unit;      /* wd_prof_time_unit was called: times can be converted */
+    double ns_per_unit; /* the events' clock unit (wd_prof_time_unit; 0: not told, ns) */
     uint64_t end_ticks;
     bool ended;
 

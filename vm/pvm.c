@@ -986,11 +986,15 @@ wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err)
     return WD_OK;
 }
 
-wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err)
+wd_status wd_pvm_run_until_input(wd_pvm *p, void (*after_run)(void *), void *ud,
+                                 wd_error *err)
 {
     wd_pvm_stop stop = WD_STOP_GOAL;
     while (p->state == WD_PVM_SNAPSHOT || p->state == WD_PVM_EVAL) {
-        WD_TRY(wd_pvm_advance(p, WD_GOAL_INPUT, 0, &stop, err));
+        WD_TRY(wd_pvm_advance(p, after_run != NULL ? WD_GOAL_KERNEL_RUN : WD_GOAL_INPUT, 0,
+                              &stop, err));
+        if (after_run != NULL)
+            after_run(ud);
         if (stop == WD_STOP_PAUSED && p->thread.pending)
             return wd_fail(err, WD_PAUSED, 0, "interrupted at tick %" PRIu64,
                            p->thread.ticks);

@@ -106,10 +106,13 @@ WD_NODISCARD wd_status wd_pvm_load_inbox(wd_pvm *p, const wd_inbox *inbox, wd_er
  * or yield decision). Its report is appended to the run list. */
 WD_NODISCARD wd_status wd_pvm_kernel_run(wd_pvm *p, wd_error *err);
 
-/* Kernel runs until the PVM waits for input or is stuck. A pause asked for through the
- * thread's `pending` flag (an interrupt: Ctrl-C in `wasmdbg run`) returns WD_PAUSED with the
- * kernel run suspended where it was (state EVAL); clear the flag to go on. */
-WD_NODISCARD wd_status wd_pvm_run_until_input(wd_pvm *p, wd_error *err);
+/* Kernel runs until the PVM waits for input or is stuck; with `after_run`, a kernel run (and
+ * its padding) at a time, after_run(ud) after each (`profile` reports each run as it ends). A
+ * pause asked for through the thread's `pending` flag (an interrupt: Ctrl-C in `wasmdbg
+ * run`) returns WD_PAUSED with the kernel run suspended where it was (state EVAL); clear the
+ * flag to go on. */
+WD_NODISCARD wd_status wd_pvm_run_until_input(wd_pvm *p, void (*after_run)(void *), void *ud,
+                                              wd_error *err);
 
 /* Runs until `goal` (n: ticks or instructions), a pause, input needed or stuck; *stop
  * says which. Decode, link and init are one step each; eval stops exactly where asked. */

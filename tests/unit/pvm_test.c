@@ -66,7 +66,7 @@ static wd_status kfx_level(kfx *k, uint32_t i)
 {
     const wd_inbox *inbox = k->inputs && i < k->inputs->count ? &k->inputs->inboxes[i] : NULL;
     WD_TRY(wd_pvm_load_inbox(k->pvm, inbox, &k->err));
-    return wd_pvm_run_until_input(k->pvm, &k->err);
+    return wd_pvm_run_until_input(k->pvm, NULL, NULL, &k->err);
 }
 
 static void kfx_fini(kfx *k)
