@@ -362,9 +362,10 @@ typedef struct merger {
     bool ok;
 } merger;
 
-static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
+/* Node `node` at `depth` reached: its out node made (a child of the one above, by key), or
+ * the one at the limit its figures go to. False on OOM. */
+static bool merge_open(merger *m, uint32_t node, uint32_t depth)
 {
-    merger *m = ud;
     if (WD_UNLIKELY(!m->ok))
         return false;
     if (WD_UNLIKELY(depth >= m->map_cap) &&
@@ -372,21 +373,38 @@ static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
         m->ok = false;
         return false;
     }
-    const prof_node *y = &m->p->tree.nodes[node];
-    prof_tree *out = m->out;
     uint32_t n;
     if (WD_LIKELY(depth <= m->limit)) {
-        n = prof_tree_child(out, m->map[depth - 1], m->key ? m->key[y->sym] : y->sym, y->start);
+        const prof_node *y = &m->p->tree.nodes[node];
+        n = prof_tree_child(m->out, m->map[depth - 1], m->key ? m->key[y->sym] : y->sym,
+                            y->start);
         if (WD_UNLIKELY(n == PROF_NONE)) {
             m->ok = false;
             return false;
         }
-        out->nodes[n].calls += y->calls;
     } else {
         n = m->map[m->limit];
     }
     m->map[depth] = n;
-    out->nodes[n].t += y->t;
+    return true;
+}
+
+/* Node `node` at `depth` is over: its calls and self ticks added to its out node. */
+static inline void merge_close(merger *m, uint32_t node, uint32_t depth)
+{
+    const prof_node *y = &m->p->tree.nodes[node];
+    prof_node *x = &m->out->nodes[m->map[depth]];
+    if (WD_LIKELY(depth <= m->limit))
+        x->calls += y->calls;
+    x->t += y->t;
+}
+
+static bool merge_visit(void *ud, uint32_t node, uint32_t depth)
+{
+    merger *m = ud;
+    if (!merge_open(m, node, depth))
+        return false;
+    merge_close(m, node, depth);
     return true;
 }
 
@@ -424,6 +442,196 @@ bool prof_merge_runs(const wd_prof *p, wd_ctx *ctx, const uint32_t *key, uint32_
         }
     }
     return true;
+}
+
+/* ---- a kernel run walked while it is applied ---- */
+
+/* A pre-order walk of one run's subtree that follows the tree as the events grow it (the
+ * stream's merge, below): nodes are appended in call order, so the nodes of a run already
+ * there are final but for the open ones (on the profiler's stack), which may still get
+ * children and whose self ticks still change. The walk visits a node when it finds it and
+ * leaves it once it is closed and its subtree walked, and waits where the run may still
+ * grow: after an open node's last child so far, or at an open node with none yet. */
+enum { LW_VISIT, LW_KIDS, LW_SHUT, LW_LEFT, LW_OVER }; /* at: to visit, visited (children
+                                                          walked or not: LW_SHUT), left; the
+                                                          run walked */
+enum { LW_MORE, LW_WAIT, LW_END };             /* lw_steps: budget spent, at the run's edge,
+                                                  run walked */
+
+typedef struct live_walk {
+    uint32_t run, at, depth;
+    uint8_t phase;
+} live_walk;
+
+/* The walk of run i from its root (visited: the root is not). */
+static live_walk lw_start(const wd_prof *p, uint32_t i)
+{
+    return (live_walk){.run = i, .at = p->runs.data[i].root, .depth = 0, .phase = LW_KIDS};
+}
+
+/* Whether node n, at depth d of run i, is still open: its run is the one being applied and
+ * it is on the stack (stack[0] the run's root). */
+static inline bool lw_open(const wd_prof *p, uint32_t i, uint32_t n, uint32_t d)
+{
+    return p->in_run && i + 1 == p->runs.count && d < p->depth && p->stack[d].node == n;
+}
+
+/* Walks on: visit(ud, node, depth) when a node is reached (false: not its subtree, or a
+ * failure the visitor keeps), leave(ud, node, depth) once it is final; at most `budget`
+ * visits. */
+static int lw_steps(const wd_prof *p, live_walk *w, uint32_t budget, visit_fn visit,
+                    void (*leave)(void *, uint32_t, uint32_t), void *ud)
+{
+    const prof_node *nodes = p->tree.nodes;
+    for (;;) {
+        uint32_t x = w->at;
+        switch (w->phase) {
+        case LW_VISIT:
+            if (budget == 0)
+                return LW_MORE;
+            budget--;
+            w->phase = visit(ud, x, w->depth) ? LW_KIDS : LW_SHUT;
+            continue;
+        case LW_KIDS:
+        case LW_SHUT:
+            if (w->phase == LW_KIDS && nodes[x].first_child != PROF_NONE) {
+                w->at = nodes[x].first_child;
+                w->depth++;
+                w->phase = LW_VISIT;
+                continue;
+            }
+            if (lw_open(p, w->run, x, w->depth)) /* children may still come */
+                return LW_WAIT;
+            if (w->depth == 0) {
+                w->phase = LW_OVER;
+                return LW_END;
+            }
+            leave(ud, x, w->depth);
+            w->phase = LW_LEFT;
+            continue;
+        case LW_OVER:
+            return LW_END;
+        default: /* LW_LEFT: the next sibling, or up once the parent is over */
+            if (nodes[x].next_sibling != PROF_NONE) {
+                w->at = nodes[x].next_sibling;
+                w->phase = LW_VISIT;
+                continue;
+            }
+            if (lw_open(p, w->run, nodes[x].parent, w->depth - 1))
+                return LW_WAIT;
+            w->at = nodes[x].parent;
+            if (--w->depth == 0) {
+                w->phase = LW_OVER;
+                return LW_END;
+            }
+            leave(ud, w->at, w->depth);
+            continue;
+        }
+    }
+}
+
+/* The runs merged as the SVG merges them (prof_write_svg_in), run after run while the kernel
+ * runs (wd_prof_files_stream), so that the end only finishes the merge: on tx-kernel-no-verif
+ * prof_merge_runs took 1.33 M of the 2.36 M instructions of the SVG, on the calling thread's
+ * side of the end (wd_prof_files_write_ahead). */
+typedef struct live_merge {
+    wd_ctx ctx; /* the consumer's while the kernel runs, the calling thread's at the end */
+    prof_tree out;
+    merger m;
+    uint32_t *groups; /* display groups of the symbols so far (m.key) */
+    uint32_t syms;
+    live_walk w;
+    bool on;   /* made, and merging */
+    bool done; /* every run merged (so far) */
+    bool over; /* failed, or given up (a calling-context tree renumbers the nodes) */
+} live_merge;
+
+static void lm_free(live_merge *lm)
+{
+    if (lm->on) {
+        wd_free(&lm->ctx, lm->m.map);
+        wd_free(&lm->ctx, lm->groups);
+        prof_tree_fini(&lm->out);
+        WD_ASSERT(lm->ctx.live == 0);
+    }
+    lm->on = false;
+}
+
+static void lm_leave(void *ud, uint32_t node, uint32_t depth)
+{
+    merger *m = ud;
+    if (WD_LIKELY(m->ok)) /* else its visit may have failed: no out node */
+        merge_close(m, node, depth);
+}
+
+static bool lm_visit(void *ud, uint32_t node, uint32_t depth)
+{
+    return merge_open(ud, node, depth);
+}
+
+/* Merges on, up to `budget` nodes (UINT32_MAX: all there is): true while there is more to
+ * merge now. Gives up for good on a calling-context tree or a failure. */
+static bool lm_slice(live_merge *lm, wd_prof *p, uint32_t max_depth, uint32_t budget)
+{
+    if (lm->over)
+        return false;
+    if (p->cct || p->status != WD_OK) {
+        lm_free(lm);
+        lm->over = true;
+        return false;
+    }
+    if (!lm->on) {
+        if (p->runs.count == 0)
+            return false;
+        wd_ctx_init(&lm->ctx);
+        prof_tree_init(&lm->out, &lm->ctx);
+        lm->m = (merger){.p = p, .ctx = &lm->ctx, .out = &lm->out, .limit = max_depth,
+                         .ok = true};
+        lm->on = true;
+        if (!prof_tree_reserve(&lm->out, 1024) ||
+            prof_tree_new(&lm->out, PROF_NONE, 0, 0) == PROF_NONE ||
+            !wd_grow(&lm->ctx, (void **)&lm->m.map, &lm->m.map_cap, sizeof *lm->m.map, 64))
+            lm->m.ok = false;
+        else
+            lm->m.map[0] = 0; /* the root every run merges into */
+        lm->w = lw_start(p, 0);
+    }
+    if (lm->m.ok && p->syms.count != lm->syms) { /* a symbol's group is its first namesake */
+        uint32_t *g = prof_display_groups_in(p, &lm->ctx);
+        wd_free(&lm->ctx, lm->groups);
+        lm->groups = g;
+        lm->m.key = g;
+        lm->syms = p->syms.count;
+        lm->m.ok = g != NULL;
+    }
+    int st = LW_END;
+    lm->done = false;
+    while (lm->m.ok) {
+        st = lw_steps(p, &lm->w, budget, lm_visit, lm_leave, &lm->m);
+        if (st != LW_END)
+            break;
+        if (lm->w.run + 1 >= p->runs.count) {
+            lm->done = true;
+            break;
+        }
+        lm->w = lw_start(p, lm->w.run + 1);
+    }
+    if (!lm->m.ok) {
+        lm_free(lm);
+        lm->over = true;
+        return false;
+    }
+    return st == LW_MORE;
+}
+
+/* The merge of every run, finished once the profile's tree is complete: NULL when there is
+ * none (never made, or given up). */
+static const prof_tree *lm_finish(live_merge *lm, wd_prof *p, uint32_t max_depth)
+{
+    if (!lm->on)
+        return NULL;
+    (void)lm_slice(lm, p, max_depth, UINT32_MAX);
+    return lm->on && lm->done ? &lm->out : NULL;
 }
 
 /* ---- folded stacks, collapsed ---- */
@@ -1639,6 +1847,7 @@ struct wd_prof_files {
     void (*join)(void *);
     void *join_arg;
     tl_stream s;
+    live_merge lm; /* the SVG's merge of the runs, by the consumer while the kernel runs */
     const char *dir, *asked; /* copies of o->dir and o->base */
     char *base;              /* asked, or asked-N once created */
     char *paths[WD_PROF_FILE_COUNT];
@@ -1718,6 +1927,7 @@ wd_prof_files *wd_prof_files_new(const wd_prof_out *o)
     x->p = NULL;
     x->join = NULL;
     memset(&x->s, 0, sizeof x->s);
+    memset(&x->lm, 0, sizeof x->lm);
     char *at = x->names;
     x->dir = memcpy(at, o->dir, dn);
     at += dn;
@@ -1878,12 +2088,19 @@ static bool stream_slice(wd_prof_files *x)
            (tl[0].walking || tl[1].walking || tl[1].runs < p->info_next);
 }
 
+/* Nodes merged in a slice of the SVG's merge (about 130 instructions a node). */
+#define MERGE_SLICE 1024u
+
 bool wd_prof_files_stream(void *files)
 {
     wd_prof_files *x = files;
     tl_stream *s = &x->s;
     wd_prof *p = x->p;
-    if (s->off || p == NULL || !x->created || x->st != WD_OK)
+    if (p == NULL || !x->created || x->st != WD_OK)
+        return false;
+    if (lm_slice(&x->lm, p, prof_svg_depth(&x->o), MERGE_SLICE))
+        return true;
+    if (s->off)
         return false;
     if (x->o.collapsed || p->cct || p->status != WD_OK) { /* not time-ordered, or no more */
         if (s->on)
@@ -1953,6 +2170,7 @@ void wd_prof_files_discard(wd_prof_files *x)
             close(x->fds[k]);
         remove(x->paths[k]);
     }
+    lm_free(&x->lm);
     free(x);
 }
 
@@ -1984,9 +2202,15 @@ static wd_status folded_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *
     return end_wbuf(ctx, w, ok, err);
 }
 
+/* The SVG from the runs merged as the kernel ran (the merge finished here: the consumer
+ * touches it no more once the tree is complete), else merged now. */
 static wd_status svg_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
 {
-    return prof_write_svg_in(x->p, ctx, f, &x->o, err);
+    const prof_tree *merged = lm_finish(&x->lm, x->p, prof_svg_depth(&x->o));
+    wd_status st = merged != NULL ? prof_write_svg_merged(x->p, ctx, f, &x->o, merged, err)
+                                  : prof_write_svg_in(x->p, ctx, f, &x->o, err);
+    lm_free(&x->lm);
+    return st;
 }
 
 void wd_prof_files_events_setup(wd_prof_files *x, wd_prof *p, const wd_prof_out *o)
@@ -2123,6 +2347,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
         st = open_files(outs, files, taken, err);
     if (st != WD_OK) {
         join_events(files);
+        lm_free(&files->lm);
         free(files);
         return st;
     }
@@ -2136,8 +2361,11 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
     if (!x->done)
         x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
-    if (!x->done)
-        x->st = wd_prof_write_svg(p, x->f, o, &x->err);
+    if (!x->done) {
+        const prof_tree *merged = lm_finish(&files->lm, p, prof_svg_depth(o));
+        x->st = merged != NULL ? prof_write_svg_merged(p, p->ctx, x->f, o, merged, &x->err)
+                               : wd_prof_write_svg(p, x->f, o, &x->err);
+    }
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
     if (taken) {
@@ -2150,6 +2378,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
         tl_job_run(&job);
     }
     st = close_files(outs, err);
+    lm_free(&files->lm);
     free(files);
     return st;
 }

@@ -78,7 +78,10 @@ void wd_prof_files_discard(wd_prof_files *pre);
  * time, each kernel run once it is over (its report came) and the clock's unit known: what
  * the end has left to write of them is the last runs. It stops for good, the files emptied
  * to be written whole at the end, when the tree becomes a calling-context tree (its layout
- * is not time order), for collapsed folded stacks, and on failure. At the end `profile` has
+ * is not time order), for collapsed folded stacks, and on failure. Before those slices it
+ * merges the runs for the SVG, MERGE_SLICE nodes at a time, following the run being applied
+ * up to its open calls; the SVG's writer finishes the merge (given up, and done there whole,
+ * for a calling-context tree or on failure). At the end `profile` has
  * the consumer complete the tree, compute the figures and then run write_events (feed's
  * `after`): the stream's event files' runs left and tails, or without a stream the event
  * files from the finished profile, allocating from a context of its own. Meanwhile the
@@ -119,6 +122,17 @@ WD_NODISCARD wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out 
                                          wd_error *err);
 WD_NODISCARD wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
                                          wd_error *err);
+/* The same from the runs merged already (prof_merge_runs with the display groups as keys and
+ * prof_svg_depth, or the stream's merge of them as the kernel ran). */
+struct prof_tree;
+WD_NODISCARD wd_status prof_write_svg_merged(wd_prof *p, wd_ctx *ctx, FILE *f,
+                                             const wd_prof_out *o, const struct prof_tree *merged,
+                                             wd_error *err);
+/* The SVG's depth: --max-depth, 100 by default; deeper frames count for the one there. */
+static inline uint32_t prof_svg_depth(const wd_prof_out *o)
+{
+    return o->max_depth ? o->max_depth : 100;
+}
 
 /* The machine profile, JSON: kernel, tick model, mode, totals, phases, per level and kernel
  * run the phases, outcome and per-function figures, per-function figures over all runs

@@ -634,32 +634,38 @@ static void prof_title(void *ud, wbuf *w, uint64_t all)
     wb_str(w, ")");
 }
 
-wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
-                            wd_error *err)
+wd_status prof_write_svg_merged(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
+                                const prof_tree *merged, wd_error *err)
 {
-    uint32_t max_depth = o->max_depth ? o->max_depth : 100;
-    uint32_t *groups = prof_display_groups_in(p, ctx);
-    prof_tree merged;
     uint64_t *tot = NULL;
     int64_t *tns = NULL;
-    if (groups == NULL || !prof_merge_runs(p, ctx, groups, max_depth, &merged)) {
-        wd_free(ctx, groups);
-        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
-    }
     wd_status st;
-    if (!prof_totals(&merged, &tot, &tns)) {
+    if (!prof_totals(merged, &tot, &tns)) {
         st = wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     } else {
-        prof_style ps = {.p = p, .tr = &merged, .tot = tot, .o = o};
+        prof_style ps = {.p = p, .tr = merged, .tot = tot, .o = o};
         svg_style style = {.ud = &ps,
                            .name = prof_frame_name,
                            .paint = prof_paint,
                            .info = prof_info,
                            .title = prof_title};
-        st = svg_write(ctx, f, &merged, tot, &style, err);
+        st = svg_write(ctx, f, merged, tot, &style, err);
     }
-    wd_free(ctx, tot);
-    wd_free(ctx, tns);
+    wd_free(merged->ctx, tot); /* prof_totals allocates from the tree's context */
+    wd_free(merged->ctx, tns);
+    return st;
+}
+
+wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
+                            wd_error *err)
+{
+    uint32_t *groups = prof_display_groups_in(p, ctx);
+    prof_tree merged;
+    if (groups == NULL || !prof_merge_runs(p, ctx, groups, prof_svg_depth(o), &merged)) {
+        wd_free(ctx, groups);
+        return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
+    }
+    wd_status st = prof_write_svg_merged(p, ctx, f, o, &merged, err);
     wd_free(ctx, groups);
     prof_tree_fini(&merged);
     return st;

@@ -2,7 +2,8 @@
  * or where they were sent, give the profile they give applied straight to the profiler,
  * file for file: calls and returns by the hundred thousand (more chunks than may be in
  * flight, so the producer waits), symbols interned while events are in flight, strings
- * longer than a chunk, and every rare event. */
+ * longer than a chunk, and every rare event; and with the stream's idle job (the files
+ * written and the SVG's merge made as the runs are applied) run between events. */
 #include "profiler/feed.h"
 #include "profiler/output.h"
 #include "tests/unit/test.h"
@@ -25,6 +26,11 @@ typedef struct sink sink;
 static void events_job(void *arg);
 static void join_feed(void *f);
 
+static void no_join(void *arg)
+{
+    (void)arg;
+}
+
 /* Where the events go: the feed, or straight to the profiler (f NULL). */
 typedef struct sink {
     wd_prof_feed *f;
@@ -38,7 +44,24 @@ typedef struct sink {
     pthread_t maker;      /* the thread that sends the events */
     int events_runs;      /* the event files' job: its runs, and on which thread */
     bool events_on_maker;
+    /* straight to the profiler, the stream's idle job run here between events, at random
+     * points (its own generator), as the consumer runs it between chunks */
+    wd_prof_files *stream;
+    uint64_t srng;
+    uint32_t idles, slices; /* the job's runs, and those that said there was more */
 } sink;
+
+static void s_idle(sink *s)
+{
+    if (s->stream == NULL || wd_test_rnd(&s->srng, 5) != 0)
+        return;
+    for (uint32_t n = 1 + wd_test_rnd(&s->srng, 3); n > 0; n--) {
+        s->idles++;
+        if (!wd_prof_files_stream(s->stream))
+            break;
+        s->slices++;
+    }
+}
 
 static uint32_t s_symbol(sink *s, wd_prof_kind kind, uint32_t idx, const char *name)
 {
@@ -52,6 +75,7 @@ static void s_call(sink *s, uint64_t t, int64_t ns, uint32_t sym)
         wd_prof_feed_call(s->f, t, ns, sym);
     else
         wd_prof_call(s->p, t, ns, sym);
+    s_idle(s);
 }
 
 static void s_ret(sink *s, uint64_t t, int64_t ns)
@@ -60,6 +84,7 @@ static void s_ret(sink *s, uint64_t t, int64_t ns)
         wd_prof_feed_ret(s->f, t, ns);
     else
         wd_prof_ret(s->p, t, ns);
+    s_idle(s);
 }
 
 static void s_phase(sink *s, uint64_t t, int64_t ns, const char *name, bool begin)
@@ -68,6 +93,7 @@ static void s_phase(sink *s, uint64_t t, int64_t ns, const char *name, bool begi
         wd_prof_feed_phase(s->f, t, ns, name, begin);
     else
         wd_prof_phase(s->p, t, ns, name, begin);
+    s_idle(s);
 }
 
 static void s_step(sink *s, uint64_t t, uint64_t cost, const char *what, uint64_t operand)
@@ -76,6 +102,7 @@ static void s_step(sink *s, uint64_t t, uint64_t cost, const char *what, uint64_
         wd_prof_feed_step(s->f, t, cost, what, operand);
     else
         wd_prof_step(s->p, t, cost, what, operand);
+    s_idle(s);
 }
 
 static void s_level(sink *s, uint32_t level)
@@ -92,6 +119,7 @@ static void s_run(sink *s, const wd_prof_run_info *info)
         wd_prof_feed_run_info(s->f, info);
     else
         wd_prof_run_info_add(s->p, info);
+    s_idle(s);
 }
 
 /* Three levels of runs; `calls` call events in all. Returns whether the feed had started
@@ -164,6 +192,14 @@ static bool feed_events(sink *s, uint32_t calls)
         s_run(s, &info);
         t += 1000;
     }
+    if (s->stream != NULL) { /* the end as `profile` makes it with a stream */
+        wd_prof_end_tree(s->p, t + 100);
+        wd_prof_files_write_ahead(s->stream);
+        wd_prof_end_finish(s->p, t + 100);
+        wd_prof_files_write_events(s->stream);
+        wd_prof_files_events_taken(s->stream, no_join, NULL);
+        return false;
+    }
     if (s->f == NULL) {
         wd_prof_time_unit(s->p, 0.5);
         wd_prof_end(s->p, t + 100);
@@ -207,7 +243,7 @@ static void join_feed(void *f)
 
 static const char *const exts[] = {".out", ".svg", ".trace.json", ".speedscope.json", ".json"};
 
-enum how { DIRECT, FEED_HERE, FEED_THREAD, FEED_THREAD_IDLE, FEED_THREAD_SPLIT };
+enum how { DIRECT, FEED_HERE, FEED_THREAD, FEED_THREAD_IDLE, FEED_THREAD_SPLIT, STREAM_HERE };
 
 /* The on-start job: counts its runs and whether one ran on the thread that made the feed. */
 typedef struct start_job {
@@ -251,14 +287,22 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
         wd_prof_files_events_setup(files, p, &o);
         wd_prof_feed_on_start(&f, wd_prof_files_create, files);
         job.runs = -1; /* not counted here */
+    } else if (how == STREAM_HERE) { /* the stream's files, its unit told at once */
+        files = wd_prof_files_new(&o);
+        if (files == NULL)
+            return false;
+        wd_prof_files_events_setup(files, p, &o);
+        wd_prof_files_create(files);
+        wd_prof_time_unit(p, 0.5);
     } else {
         wd_prof_feed_on_start(&f, start_job_run, &job);
     }
     bool may_thread = f.sh != NULL;
     char folded[700];
     snprintf(folded, sizeof folded, "%s/t.out", dir);
-    sink s = {how == DIRECT ? NULL : &f, p, how == FEED_THREAD_IDLE, files, false, false,
-              folded, false, pthread_self(), 0, false};
+    sink s = {how == DIRECT || how == STREAM_HERE ? NULL : &f, p, how == FEED_THREAD_IDLE,
+              how == STREAM_HERE ? NULL : files, false, false, folded, false, pthread_self(), 0,
+              false, how == STREAM_HERE ? files : NULL, 7 + calls, 0, 0};
     *started = feed_events(&s, calls);
     if (files == NULL)
         wd_prof_feed_fini(&f);
@@ -268,9 +312,11 @@ static bool profile(enum how how, uint32_t calls, wd_prof_mode mode, const char 
               wd_prof_write_files(p, &o, files, &err) == WD_OK;
     /* the job ran once on the consumer thread when there was one, else never; split, the
      * tree was read ahead and the event files written by the consumer */
-    ok = ok && (files != NULL ? s.tree && s.folded_ahead && s.taken && s.events_runs == 1 &&
-                                    !s.events_on_maker
-                              : job.runs == (*started ? 1 : 0) && !job.on_maker);
+    /* a full tree is merged in slices as it grows (an auto one turns early: given up) */
+    ok = ok && (how == STREAM_HERE ? s.idles > 0 && (mode != WD_PROF_FULL || s.slices > 0)
+                : files != NULL    ? s.tree && s.folded_ahead && s.taken && s.events_runs == 1 &&
+                                      !s.events_on_maker
+                                   : job.runs == (*started ? 1 : 0) && !job.on_maker);
     if (files != NULL)
         wd_prof_feed_fini(&f);
     wd_prof_run r; /* the trapped run's backtrace came through, strings and all */
@@ -308,7 +354,8 @@ static void compare_how(enum how how, uint32_t calls, wd_prof_mode mode, bool ex
     bool started_a, started_b;
     CHECK(same_as_direct(FEED_HERE, calls, mode, da, db, &sa, &started_a));
     bool two_cpus = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
-    CHECK(two_cpus ? same_as_direct(how, calls, mode, da, db, &sb, &started_b)
+    CHECK(two_cpus || how == STREAM_HERE
+              ? same_as_direct(how, calls, mode, da, db, &sb, &started_b)
                    : same_as_direct(FEED_HERE, calls, mode, da, db, &sb, &started_b));
     CHECK(!started_a);
     CHECK_EQ(started_b, two_cpus && expect_thread);
@@ -349,6 +396,18 @@ TEST(prof_feed_end_split_writes_ahead)
 {
     compare_how(FEED_THREAD_SPLIT, 20000, WD_PROF_FULL, true);
     compare_how(FEED_THREAD_SPLIT, 300000, WD_PROF_AUTO, true);
+}
+
+/* The stream (wd_prof_files_stream: the time-ordered files run by run, the SVG's merge of
+ * the runs as they are applied) run between events at random points, the split end after it:
+ * every file as the events give it at once. A full tree (merged as it grows, waiting at open
+ * nodes), then one that turns into a calling-context tree (the stream and the merge given up,
+ * written at the end). */
+TEST(prof_feed_stream_writes_the_same_files)
+{
+    for (uint32_t calls = 3000; calls <= 24000; calls *= 2)
+        compare_how(STREAM_HERE, calls, WD_PROF_FULL, false);
+    compare_how(STREAM_HERE, 60000, WD_PROF_AUTO, false);
 }
 
 TEST(prof_feed_small_profile_needs_no_thread)
