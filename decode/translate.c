@@ -859,7 +859,7 @@ static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
         op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
-        (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_ROTL_XOR) || wd_op_has_data(op))
+        (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_MUL_ADD) || wd_op_has_data(op))
         return true;
     uint8_t kind = wd_op_info[op].kind;
     return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
@@ -1196,6 +1196,34 @@ static wd_status emit_rotl_xor(xlate *x, uint32_t rot, uint8_t type, uint32_t h,
     return WD_OK;
 }
 
+/* Emits add `op` (i32 or i64) of slots lhs and rhs (the popped operands at heights h, h + 1)
+ * into slot(h) fused with the multiplication that the block's last instruction computed into
+ * the slot of one of them, when it did (true, *st the outcome): acc + x * y in one
+ * instruction, the addend's slot in `k` (it must fit). */
+static bool emit_mul_add(xlate *x, uint32_t op, uint32_t h, uint32_t lhs, uint32_t rhs,
+                         wd_status *st)
+{
+    bool wide = op == WD_OP_I64_ADD;
+    wd_insn *l1 = tail(x, 1);
+    if (l1 == NULL || l1->op != (wide ? WD_OP_I64_MUL : WD_OP_I32_MUL))
+        return false;
+    uint32_t addend;
+    if (l1->a == lhs && lhs == slot(x, h))
+        addend = rhs;
+    else if (l1->a == rhs && rhs == slot(x, h + 1))
+        addend = lhs;
+    else
+        return false;
+    if (addend > UINT16_MAX)
+        return false;
+    uint32_t b = l1->b, c = l1->c, idx = 0;
+    drop_last(x);
+    *st = emit(x, wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD, slot(x, h), b, c, &idx);
+    if (*st == WD_OK)
+        x->insns[idx].k = (uint16_t)addend;
+    return true;
+}
+
 /* Emits binary operation `op` on the popped operands at heights h, h+1 into slot(h),
  * taking a constant operand as an immediate where there is an immediate form. */
 WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
@@ -1236,6 +1264,9 @@ WD_INLINE wd_status emit_binary(xlate *x, uint32_t op, uint8_t type, uint32_t h)
     if (moved)
         k = find_lazy(x, h + 1);
     WD_TRY(operand_of(x, h + 1, k, &rhs));
+    wd_status st = WD_OK;
+    if ((op == WD_OP_I32_ADD || op == WD_OP_I64_ADD) && emit_mul_add(x, op, h, lhs, rhs, &st))
+        return st;
     if (f->shift != 0)
         return emit_shift_fused(x, op, f->shift, type, h, lhs, rhs);
     return emit(x, op, slot(x, h), lhs, rhs, NULL);

@@ -1118,6 +1118,9 @@ loop_top:
     BINOP(I64_ADD_ROTL, PUT64, rotl64(U64(B), K) + U64(C))
     BINOP(I32_ROTL_XOR, PUT32, rotl32(U32(B) ^ U32(C), K))
     BINOP(I64_ROTL_XOR, PUT64, rotl64(U64(B) ^ U64(C), K))
+    /* a multiplication and the add of its product to the slot `k` */
+    BINOP(I32_MUL_ADD, PUT32, U32(B) * U32(C) + U32(K))
+    BINOP(I64_MUL_ADD, PUT64, U64(B) * U64(C) + U64(K))
 #undef K
     BINOP(I64_ROTL, PUT64, rotl64(U64(B), U64(C)))
     BINOP(I64_ROTR, PUT64, rotr64(U64(B), U64(C)))

@@ -1,6 +1,7 @@
 /* shfuse_test.c: a shift or rotation by an immediate fused with the xor, or or add that
- * consumes it, and a xor fused with its rotation (ops.def, I32_XOR_SHL..I64_ROTL_XOR):
- * whole modules decoded, run and metered against C and against the unfused translation. */
+ * consumes it, a xor fused with its rotation (ops.def, I32_XOR_SHL..I64_ROTL_XOR), and a
+ * multiplication fused with the add of its product (I32_MUL_ADD, I64_MUL_ADD): whole
+ * modules decoded, run and metered against C and against the unfused translation. */
 #include "decode/decode.h"
 #include "eval/eval.h"
 #include "link/link.h"
@@ -203,6 +204,122 @@ TEST(shfuse_modules_agree_with_c_and_unfused_ticks)
         }
     }
     CHECK(fused_fns > 0);
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}
+
+/* ---- a multiplication fused with the add of its product (I32_MUL_ADD, I64_MUL_ADD) ---- */
+
+/* Functions (param x y z) (result t), t i32 or i64 (local 3 a fourth t):
+ *   MA   x y mul; z add             the product the add's left operand
+ *   AM   z; x y mul; add            its right one
+ *   MM   x y mul; y z mul; add      both products: the second fused, the first its addend
+ *   TEE  x y mul; tee 3; z add; local 3; add   the product kept in a local: not fused
+ * (z, read with local.get, is a local's slot as the addend in MA and AM; in MM the addend is
+ * an operand stack slot.) */
+enum { MA, AM, MM, TEE3, MSHAPES };
+
+static size_t ma_body(int shape, bool wide, uint8_t *b)
+{
+    uint8_t mul = wide ? 0x7E : 0x6C, add = wide ? 0x7C : 0x6A, t = wide ? 0x7E : 0x7F;
+    size_t n = 0;
+    b[n++] = 1, b[n++] = 1, b[n++] = t; /* local 3 */
+#define GET(i) (b[n++] = 0x20, b[n++] = (i))
+    switch (shape) {
+    case MA: GET(0), GET(1), b[n++] = mul, GET(2), b[n++] = add; break;
+    case AM: GET(2), GET(0), GET(1), b[n++] = mul, b[n++] = add; break;
+    case MM:
+        GET(0), GET(1), b[n++] = mul, GET(1), GET(2), b[n++] = mul, b[n++] = add;
+        break;
+    default:
+        GET(0), GET(1), b[n++] = mul, b[n++] = 0x22, b[n++] = 3, GET(2), b[n++] = add;
+        GET(3), b[n++] = add;
+    }
+#undef GET
+    b[n++] = 0x0B;
+    return n;
+}
+
+static uint64_t ma_expect(int shape, bool wide, uint64_t x, uint64_t y, uint64_t z)
+{
+    uint64_t r = shape == MM ? x * y + y * z : shape == TEE3 ? 2 * x * y + z : x * y + z;
+    return wide ? r : r & UINT32_MAX;
+}
+
+TEST(mul_add_fused_agrees_with_c_and_unfused_ticks)
+{
+    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
+    static const uint8_t types[] = {0x02, 0x60, 0x03, 0x7F, 0x7F, 0x7F, 0x01, 0x7F,
+                                    0x60, 0x03, 0x7E, 0x7E, 0x7E, 0x01, 0x7E};
+    static uint8_t bytes[4096], sec[2048];
+    size_t count = 2 * MSHAPES, n = sizeof head, k;
+    memcpy(bytes, head, n);
+    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
+    k = wd_test_put_leb(sec, count, false);
+    for (size_t i = 0; i < count; i++)
+        sec[k++] = (uint8_t)(i >= MSHAPES);
+    n += wd_test_put_section(bytes + n, 0x03, sec, k);
+    k = wd_test_put_leb(sec, count, false);
+    for (size_t i = 0; i < count; i++) {
+        char nm[4];
+        name(i, nm);
+        sec[k++] = 3;
+        memcpy(sec + k, nm, 3);
+        k += 3;
+        sec[k++] = 0x00;
+        k += wd_test_put_leb(sec + k, i, false);
+    }
+    n += wd_test_put_section(bytes + n, 0x07, sec, k);
+    k = wd_test_put_leb(sec, count, false);
+    for (size_t i = 0; i < count; i++) {
+        uint8_t bd[64];
+        size_t m = ma_body((int)(i % MSHAPES), i >= MSHAPES, bd);
+        sec[k++] = (uint8_t)m;
+        memcpy(sec + k, bd, m);
+        k += m;
+    }
+    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
+    wd_test_vm fused, plain;
+    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
+    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
+    if (!ok) {
+        wd_test_vm_stop(&fused);
+        wd_test_vm_stop(&plain);
+    }
+    CHECK(ok);
+    uint64_t s = 5;
+    for (size_t i = 0; i < count; i++) {
+        int shape = (int)(i % MSHAPES);
+        bool wide = i >= MSHAPES;
+        uint32_t found = 0, in_plain = 0;
+        const wd_code *code = fused.m->funcs[i].code, *pc = plain.m->funcs[i].code;
+        for (uint32_t j = 0; j < code->insn_count; j++)
+            found += code->insns[j].op == (wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD);
+        for (uint32_t j = 0; j < pc->insn_count; j++)
+            in_plain += pc->insns[j].op == WD_OP_I32_MUL_ADD || pc->insns[j].op == WD_OP_I64_MUL_ADD;
+        CHECK_EQ(found, shape == TEE3 ? 0 : 1);
+        CHECK_EQ(in_plain, 0);
+        char nm[4];
+        name(i, nm);
+        wd_func *ff = wd_test_vm_export(&fused, nm), *pf = wd_test_vm_export(&plain, nm);
+        CHECK(ff != NULL && pf != NULL);
+        for (int j = 0; j < 30; j++) {
+            wd_val args[3];
+            for (int a = 0; a < 3; a++) {
+                uint64_t v = j < 3 ? (uint64_t[]){0, UINT64_MAX, 0x8000000080000001u}[j]
+                                   : (uint64_t)wd_test_rnd(&s, UINT32_MAX) << 32 |
+                                         wd_test_rnd(&s, UINT32_MAX);
+                args[a].u64 = wide ? v : v & UINT32_MAX;
+            }
+            uint64_t want = ma_expect(shape, wide, args[0].u64, args[1].u64, args[2].u64);
+            CHECK_EQ(wd_eval_invoke(&fused.t, ff, args, &fused.err), WD_OK);
+            CHECK_EQ(wd_eval_invoke(&plain.t, pf, args, &plain.err), WD_OK);
+            uint64_t got = wd_eval_results(&fused.t)[0].u64, ref = wd_eval_results(&plain.t)[0].u64;
+            CHECK_EQ(wide ? got : got & UINT32_MAX, want);
+            CHECK_EQ(wide ? ref : ref & UINT32_MAX, want);
+            CHECK_EQ(fused.t.ticks, plain.t.ticks);
+        }
+    }
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }

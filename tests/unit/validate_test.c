@@ -269,6 +269,11 @@ static uint32_t code_violation(const wd_code *c)
             (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
              in->k >= (narrow ? 32 : 64)))
             return i + 1;
+        /* a fused add's addend is a slot (I32_MUL_ADD, I64_MUL_ADD) */
+        if ((in->op == WD_OP_I32_MUL_ADD || in->op == WD_OP_I64_MUL_ADD) &&
+            (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
+             in->k >= c->max_slots))
+            return i + 1;
     }
     if (sum != c->insns[meter].a)
         return meter + 1;
