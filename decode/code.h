@@ -82,7 +82,7 @@
  * keeps a 64-bit constant operand in a DATA after its instruction; fuses a shift or rotation
  * by an immediate with the xor, or or add that consumes it, and a xor with the rotation of
  * its result (the count in the instruction's `k`); a multiplication with the add of its
- * product (the addend's slot in `k`); and makes an i32
+ * product (the addend's slot in `k`); two moves in a row (MOV2); and makes an i32
  * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
  * or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
  * what it replaces; executed alone it is one step. An instruction that can trap
@@ -113,8 +113,8 @@ typedef struct wd_insn {
     union {
         uint16_t edge; /* a conditional branch's (or a br_table entry's) taken edge: its charge */
         uint16_t k;    /* a fused shift's or rotation's count (ops.def, I32_XOR_SHL...); a
-                        * fused add's addend slot (I32_MUL_ADD); a CALL_INDIRECT's param
-                        * count */
+                        * fused add's addend slot (I32_MUL_ADD); a MOV2's second source; a
+                        * CALL_INDIRECT's param count */
     };
     uint32_t a;
     union {

@@ -656,15 +656,6 @@ static wd_status emit_branch(xlate *x, uint32_t op, uint32_t h, frame *f, uint32
     return WD_OK;
 }
 
-static wd_status emit_moves(xlate *x, uint32_t dst, uint32_t src, uint32_t n)
-{
-    if (n == 0 || dst == src)
-        return WD_OK;
-    if (n == 1)
-        return emit(x, WD_OP_MOV, dst, src, 0, NULL);
-    return emit(x, WD_OP_MOVE_N, dst, src, n, NULL);
-}
-
 /* ---- peephole fusion (code.h, "Peephole fusion") --------------------------------------
  * Only the open basic block's last instructions are looked at, right before their consumer
  * is emitted, so nothing can come between a fused producer and its consumer. The forms an
@@ -686,6 +677,30 @@ static void drop_last(xlate *x)
     x->pending += x->icosts[i];
     if (x->pending_off == NONE)
         x->pending_off = x->offs[i];
+}
+
+/* Emits a move of slot src into slot dst: one with the move the block's last instruction is,
+ * when it is one (MOV2, the second source in `k`), which then carries this one's cost. */
+static wd_status emit_mov(xlate *x, uint32_t dst, uint32_t src)
+{
+    wd_insn *l1 = tail(x, 1);
+    if (l1 != NULL && l1->op == WD_OP_MOV && src <= UINT16_MAX &&
+        charge_to(x, x->insn_count - 1)) {
+        l1->op = WD_OP_MOV2;
+        l1->c = dst;
+        l1->k = (uint16_t)src;
+        return WD_OK;
+    }
+    return emit(x, WD_OP_MOV, dst, src, 0, NULL);
+}
+
+static wd_status emit_moves(xlate *x, uint32_t dst, uint32_t src, uint32_t n)
+{
+    if (n == 0 || dst == src)
+        return WD_OK;
+    if (n == 1)
+        return emit_mov(x, dst, src);
+    return emit(x, WD_OP_MOVE_N, dst, src, n, NULL);
 }
 
 /* The immediate form of a binary operation, or 0. */
@@ -857,7 +872,7 @@ static uint32_t branch_form(uint32_t op, bool negate)
  * charging the `local.set` with them is exact). */
 static bool pure_producer(uint32_t op)
 {
-    if (op == WD_OP_MOV || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
+    if (op == WD_OP_MOV || op == WD_OP_MOV2 || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
         op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
         (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_MUL_ADD) || wd_op_has_data(op))
         return true;
@@ -937,7 +952,7 @@ static wd_status move_lazy(xlate *x, uint32_t dst, uint32_t h, const lazy *l)
 {
     if (l == NULL || l->kind == LZ_LOCAL) {
         uint32_t src = l != NULL ? l->local : slot(x, h);
-        return src != dst ? emit(x, WD_OP_MOV, dst, src, 0, NULL) : WD_OK;
+        return src != dst ? emit_mov(x, dst, src) : WD_OK;
     }
     if (l->kind == LZ_CONST32)
         return emit(x, WD_OP_CONST32, dst, (uint32_t)l->k, 0, NULL);
@@ -1295,6 +1310,14 @@ static bool fold_local_set(xlate *x, uint32_t idx, uint32_t src, bool tee)
     uint32_t at = x->insn_count - 1;
     if (l1 != NULL && l1->op == WD_OP_DATA && tail(x, 2) != NULL && wd_op_has_data(tail(x, 2)->op))
         l1 = tail(x, 2), at--; /* a wide operation: its constant follows it */
+    if (l1 != NULL && l1->op == WD_OP_MOV2) {
+        /* its second move may go into the local instead, being the last write; not its
+         * first, which would then come before the second's read of that local */
+        if (l1->c != src || !charge_to(x, at))
+            return false;
+        l1->c = idx;
+        return true;
+    }
     if (l1 == NULL || l1->a != src)
         return false;
     uint8_t flags = x->forms[l1->op].flags;
@@ -1837,7 +1860,7 @@ static wd_status set_local(xlate *x, uint32_t idx, uint32_t h, bool tee)
             (void)lazied;
             return WD_OK;
         }
-        return emit(x, WD_OP_MOV, idx, slot(x, h), 0, NULL);
+        return emit_mov(x, idx, slot(x, h));
     }
     WD_TRY(move_value(x, idx, h)); /* nothing for local.get n; local.set n */
     if (!tee) {
@@ -1870,7 +1893,7 @@ WD_INLINE wd_status do_local_get(xlate *x, uint32_t idx)
     WD_TRY(push(x, t));
     if (!x->live || make_lazy(x, x->val_count - 1, LZ_LOCAL, idx, 0))
         return WD_OK;
-    return emit(x, WD_OP_MOV, top_slot(x), idx, 0, NULL);
+    return emit_mov(x, top_slot(x), idx);
 }
 
 /* local.set, or (tee) local.tee. */

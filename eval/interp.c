@@ -751,6 +751,12 @@ loop_top:
         fp[A] = fp[B];
         NEXT();
     }
+    CASE(MOV2)
+    {
+        fp[A] = fp[B];
+        fp[C] = fp[ip->k];
+        NEXT();
+    }
     CASE(MOVE_N)
     {
         memmove(fp + A, fp + B, (size_t)C * sizeof *fp);

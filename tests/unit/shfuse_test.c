@@ -323,3 +323,86 @@ TEST(mul_add_fused_agrees_with_c_and_unfused_ticks)
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }
+
+/* ---- two moves in one (MOV2) ---- */
+
+/* Two functions: a swap of two locals ((y << 16) | x back), and four locals rotated n times
+ * with an increment (a, b, c, d = b, c, d, a + 1), whose moves pair up. */
+static const uint8_t swap_body[] = {0x00, 0x20, 0x01, 0x20, 0x00, 0x21, 0x01, 0x21, 0x00,
+                                    0x20, 0x00, 0x41, 0x10, 0x74, 0x20, 0x01, 0x72, 0x0B};
+static const uint8_t rot_body[] = {
+    0x00, 0x03, 0x40, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x20, 0x01, 0x21, 0x00, 0x20, 0x02,
+    0x21, 0x01, 0x20, 0x03, 0x21, 0x02, 0x21, 0x03, 0x20, 0x04, 0x41, 0x01, 0x6B, 0x22,
+    0x04, 0x0D, 0x00, 0x0B, 0x20, 0x00, 0x20, 0x01, 0x41, 0x08, 0x74, 0x73, 0x20, 0x02,
+    0x41, 0x10, 0x74, 0x73, 0x20, 0x03, 0x41, 0x18, 0x74, 0x73, 0x0B};
+
+static uint32_t rot_expect(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t n)
+{
+    do {
+        uint32_t t = a + 1;
+        a = b, b = c, c = d, d = t;
+    } while (--n != 0);
+    return a ^ b << 8 ^ c << 16 ^ d << 24;
+}
+
+TEST(mov2_moves_agree_with_unfused_ticks)
+{
+    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
+    static const uint8_t types[] = {0x02, 0x60, 0x02, 0x7F, 0x7F, 0x01, 0x7F, 0x60, 0x05,
+                                    0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x01, 0x7F};
+    static const uint8_t funcs[] = {0x02, 0x00, 0x01};
+    static const uint8_t exports[] = {0x02, 0x03, 'f', 'a', 'a', 0x00, 0x00,
+                                      0x03, 'f', 'a', 'b', 0x00, 0x01};
+    static uint8_t bytes[512], sec[256];
+    size_t n = sizeof head, k = 0;
+    memcpy(bytes, head, n);
+    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
+    n += wd_test_put_section(bytes + n, 0x03, funcs, sizeof funcs);
+    n += wd_test_put_section(bytes + n, 0x07, exports, sizeof exports);
+    sec[k++] = 2;
+    sec[k++] = sizeof swap_body;
+    memcpy(sec + k, swap_body, sizeof swap_body);
+    k += sizeof swap_body;
+    sec[k++] = sizeof rot_body;
+    memcpy(sec + k, rot_body, sizeof rot_body);
+    k += sizeof rot_body;
+    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
+    wd_test_vm fused, plain;
+    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
+    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
+    if (!ok) {
+        wd_test_vm_stop(&fused);
+        wd_test_vm_stop(&plain);
+    }
+    CHECK(ok);
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t pairs = 0, in_plain = 0;
+        const wd_code *code = fused.m->funcs[i].code, *pc = plain.m->funcs[i].code;
+        for (uint32_t j = 0; j < code->insn_count; j++)
+            pairs += code->insns[j].op == WD_OP_MOV2;
+        for (uint32_t j = 0; j < pc->insn_count; j++)
+            in_plain += pc->insns[j].op == WD_OP_MOV2;
+        CHECK(pairs >= 1);
+        CHECK_EQ(in_plain, 0);
+    }
+    uint64_t s = 9;
+    for (int j = 0; j < 40; j++) {
+        bool rot = j % 2 == 1;
+        char nm[4] = {'f', 'a', rot ? 'b' : 'a', 0};
+        wd_func *ff = wd_test_vm_export(&fused, nm), *pf = wd_test_vm_export(&plain, nm);
+        CHECK(ff != NULL && pf != NULL);
+        wd_val args[5];
+        for (int a = 0; a < 5; a++)
+            args[a].u64 = wd_test_rnd(&s, a == 4 ? 9 : UINT32_MAX) + (a == 4);
+        uint32_t want = rot ? rot_expect(args[0].u32, args[1].u32, args[2].u32, args[3].u32,
+                                         args[4].u32)
+                            : args[1].u32 << 16 | args[0].u32;
+        CHECK_EQ(wd_eval_invoke(&fused.t, ff, args, &fused.err), WD_OK);
+        CHECK_EQ(wd_eval_invoke(&plain.t, pf, args, &plain.err), WD_OK);
+        CHECK_EQ(wd_eval_results(&fused.t)[0].u32, want);
+        CHECK_EQ(wd_eval_results(&plain.t)[0].u32, want);
+        CHECK_EQ(fused.t.ticks, plain.t.ticks);
+    }
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}

@@ -164,6 +164,9 @@ static const char *code_text(const wd_code *c)
         if (in->op == WD_OP_CONST64)
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %u %" PRIu64, sep,
                                   wd_op_names[in->op], in->a, in->bc);
+        else if (in->op == WD_OP_MOV2) /* its second source is k */
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %u %u %u %u", sep,
+                                  wd_op_names[in->op], in->a, in->b, in->c, in->k);
         else
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %u %u %u", sep,
                                   wd_op_names[in->op], in->a, in->b, in->c);
@@ -269,7 +272,10 @@ static uint32_t code_violation(const wd_code *c)
             (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
              in->k >= (narrow ? 32 : 64)))
             return i + 1;
-        /* a fused add's addend is a slot (I32_MUL_ADD, I64_MUL_ADD) */
+        /* a MOV2's second source, and a fused add's addend, are slots (I32_MUL_ADD) */
+        if (in->op == WD_OP_MOV2 && (in->a >= c->max_slots || in->b >= c->max_slots ||
+                                     in->c >= c->max_slots || in->k >= c->max_slots))
+            return i + 1;
         if ((in->op == WD_OP_I32_MUL_ADD || in->op == WD_OP_I64_MUL_ADD) &&
             (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
              in->k >= c->max_slots))
@@ -1052,9 +1058,16 @@ TEST(validate_lazy_operands)
         /* local.get 0; block; end; local.get 0; i32.add */
         {"i", "i", "", {0x00, 0x20, 0x00, 0x02, 0x40, 0x0B, 0x20, 0x00, 0x6A, 0x0B}, 10,
          "meter 6 0 0|mov 1 0 0|i32.add 1 1 0|return 1 1 0"},
-        /* local.get 1; local.get 0; local.set 1; (the first still reads the old local 1) */
+        /* local.get 1; local.get 0; local.set 1; (the first still reads the old local 1): the
+         * two moves in one */
         {"ii", "i", "", {0x00, 0x20, 0x01, 0x20, 0x00, 0x21, 0x01, 0x0B}, 8,
-         "meter 4 0 0|mov 2 1 0|mov 1 0 0|return 2 1 0"},
+         "meter 4 0 0|mov2 2 1 1 0|return 2 1 0"},
+        /* local.get 1; local.get 0; local.set 1; local.set 0; local.get 0: a swap. The last
+         * set is not folded into the MOV2's first move (it would then come before the second
+         * move's read of local 0) */
+        {"ii", "i", "",
+         {0x00, 0x20, 0x01, 0x20, 0x00, 0x21, 0x01, 0x21, 0x00, 0x20, 0x00, 0x0B}, 12,
+         "meter 6 0 0|mov2 2 1 1 0|mov 0 2 0|return 0 1 0"},
         /* local.get 1 is returned from the local */
         {"ii", "i", "", {0x00, 0x20, 0x01, 0x0B}, 4, "meter 2 0 0|return 1 1 0"},
         /* local.get 0; local.get 1; i32.add; i32.load: the address's add fused */
