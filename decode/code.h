@@ -82,7 +82,9 @@
  * keeps a 64-bit constant operand in a DATA after its instruction; fuses a shift or rotation
  * by an immediate with the xor, or or add that consumes it, and a xor with the rotation of
  * its result (the count in the instruction's `k`); a multiplication with the add of its
- * product (the addend's slot in `k`); two moves in a row (MOV2); and makes an i32
+ * product (the addend's slot in `k`); two moves in a row (MOV2); copies a loop's head
+ * that is a few simple instructions and a br_table to each `br` back to it (translate.c,
+ * copy_loop_head: an interpreter's dispatch without the JMP to it); and makes an i32
  * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
  * or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
  * what it replaces; executed alone it is one step. An instruction that can trap

@@ -1609,6 +1609,84 @@ static wd_status do_end_func(xlate *x)
     return WD_OK;
 }
 
+/* ---- a loop's dispatch copied to its back edges ----
+ * A `br` back to a loop whose head is a few simple instructions and a br_table (an
+ * interpreter's switch loop: the opcode loaded, then dispatched) takes a copy of that head
+ * instead of a JMP to it: one dispatch less per iteration. The copies go into the branching
+ * block, which pays for them (their costs as the head's, the branch's own with the first
+ * copy); a copied load traps at the head's code offset, paying what the branch and the head
+ * pay up to it; a copied entry still waiting for its label's end joins that label's chain. */
+enum { HEAD_MAX = 8, HEAD_ENTRIES_MAX = 64 };
+
+/* Whether an instruction of a loop's head may be copied: it does not branch, carries no DATA,
+ * and does nothing but read and write slots (a load may trap). */
+static bool copyable(const xlate *x, uint32_t op)
+{
+    if (wd_op_has_data(op) || op == WD_OP_METER || op == WD_OP_NOP_COST || op == WD_OP_DATA)
+        return false;
+    if (x->forms[op].flags & F_PURE)
+        return true;
+    for (size_t i = 0; i < 7; i++) /* mem_forms' loads */
+        for (size_t k = 0; k < 3; k++)
+            if (mem_forms[i][k] == op)
+                return true;
+    return false;
+}
+
+/* The open frame whose fixup chain holds branch i, or NULL (its target is known). */
+static frame *chain_of(xlate *x, uint32_t i)
+{
+    for (uint32_t d = 0; d < x->ctrl_count; d++) {
+        frame *g = &x->ctrls[d];
+        if (g->kind == K_LOOP)
+            continue;
+        for (uint32_t c = g->fixups; c != NONE; c = x->insns[c].a)
+            if (c == i)
+                return g;
+    }
+    return NULL;
+}
+
+/* The branch to loop f as a copy of its head, when it is worth one (*done). */
+static wd_status copy_loop_head(xlate *x, const frame *f, bool *done)
+{
+    *done = false;
+    uint32_t h = f->label, e = h + 1;
+    if (x->no_fuse || h >= x->insn_count || x->insns[h].op != WD_OP_METER)
+        return WD_OK;
+    while (e < x->insn_count && e - h <= HEAD_MAX && copyable(x, x->insns[e].op))
+        e++;
+    if (e == h + 1 || e >= x->insn_count || x->insns[e].op != WD_OP_BR_TABLE)
+        return WD_OK;
+    uint32_t entries = x->insns[e].b, last = e + entries;
+    if (entries > HEAD_ENTRIES_MAX || last >= x->insn_count)
+        return WD_OK;
+    /* the branch's own cost goes with the first copy (a trap there keeps it: a trapping
+     * instruction's cost is paid, what follows it refunded) */
+    uint64_t own = x->pending + x->cur, head = 0;
+    for (uint32_t i = h + 1; i <= last; i++)
+        head += x->icosts[i];
+    if ((uint64_t)x->charge + head + own > UINT32_MAX)
+        return WD_OK;
+    WD_TRY(reserve(x, last - h));
+    if (!x->open)
+        open_block(x);
+    for (uint32_t i = h + 1; i <= last; i++) {
+        uint64_t cost = x->icosts[i] + (i == h + 1 ? own : 0);
+        uint32_t j = put(x, x->insns[i].op, 0, 0, 0, (uint32_t)cost, x->offs[i]);
+        x->insns[j] = x->insns[i];
+        x->charge += (uint32_t)cost;
+        frame *g = x->insns[i].op == WD_OP_DATA ? chain_of(x, i) : NULL;
+        if (g != NULL)
+            link_branch(x, g, j);
+    }
+    x->pending = x->cur = 0;
+    x->pending_off = NONE;
+    close_block(x);
+    *done = true;
+    return WD_OK;
+}
+
 static wd_status do_br(xlate *x, uint32_t depth)
 {
     frame *f = NULL;
@@ -1624,7 +1702,11 @@ static wd_status do_br(xlate *x, uint32_t depth)
             WD_TRY(emit(x, WD_OP_RETURN, src, n, 0, NULL));
         } else {
             WD_TRY(move_values(x, slot(x, f->height), h, n));
-            WD_TRY(emit_branch(x, WD_OP_JMP, 0, f, 0));
+            bool copied = false;
+            if (f->kind == K_LOOP)
+                WD_TRY(copy_loop_head(x, f, &copied));
+            if (!copied)
+                WD_TRY(emit_branch(x, WD_OP_JMP, 0, f, 0));
         }
     }
     terminate(x);

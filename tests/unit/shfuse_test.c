@@ -406,3 +406,75 @@ TEST(mov2_moves_agree_with_unfused_ticks)
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }
+
+/* ---- a loop's dispatch copied to its back edges (translate.c, copy_loop_head) ---- */
+
+/* An interpreter of a program in memory: op 0 adds 1, op 1 multiplies by 3, anything else
+ * returns the accumulator. The loop's head is the opcode's load and the br_table; each `br`
+ * back to it takes a copy. Run from pc 0 it returns; from pc 5 it runs over zero bytes off
+ * the end of memory, and the copied load traps. */
+static const uint8_t vm_body[] = {
+    0x01, 0x01, 0x7F, 0x03, 0x40, 0x02, 0x40, 0x02, 0x40, 0x02, 0x40, 0x20, 0x00, 0x2D,
+    0x00, 0x00, 0x0E, 0x02, 0x00, 0x01, 0x02, 0x0B, 0x20, 0x01, 0x41, 0x01, 0x6A, 0x21,
+    0x01, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x21, 0x00, 0x0C, 0x02, 0x0B, 0x20, 0x01, 0x41,
+    0x03, 0x6C, 0x21, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x21, 0x00, 0x0C, 0x01, 0x0B,
+    0x20, 0x01, 0x0F, 0x0B, 0x00, 0x0B};
+
+TEST(loop_head_copies_agree_with_unfused_ticks)
+{
+    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
+    static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
+    static const uint8_t funcs[] = {0x01, 0x00};
+    static const uint8_t mem[] = {0x01, 0x00, 0x01};
+    static const uint8_t exports[] = {0x01, 0x03, 'f', 'a', 'a', 0x00, 0x00};
+    static const uint8_t data[] = {0x01, 0x00, 0x41, 0x00, 0x0B, 0x05, 0x00, 0x01, 0x00, 0x01, 0x02};
+    static uint8_t bytes[512], sec[128];
+    size_t n = sizeof head, k = 0;
+    memcpy(bytes, head, n);
+    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
+    n += wd_test_put_section(bytes + n, 0x03, funcs, sizeof funcs);
+    n += wd_test_put_section(bytes + n, 0x05, mem, sizeof mem);
+    n += wd_test_put_section(bytes + n, 0x07, exports, sizeof exports);
+    sec[k++] = 1;
+    sec[k++] = sizeof vm_body;
+    memcpy(sec + k, vm_body, sizeof vm_body);
+    k += sizeof vm_body;
+    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
+    n += wd_test_put_section(bytes + n, 0x0B, data, sizeof data);
+    wd_test_vm fused, plain;
+    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
+    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
+    if (!ok) {
+        wd_test_vm_stop(&fused);
+        wd_test_vm_stop(&plain);
+    }
+    CHECK(ok);
+    uint32_t tables = 0, plain_tables = 0;
+    const wd_code *code = fused.m->funcs[0].code, *pc = plain.m->funcs[0].code;
+    for (uint32_t j = 0; j < code->insn_count; j++)
+        tables += code->insns[j].op == WD_OP_BR_TABLE;
+    for (uint32_t j = 0; j < pc->insn_count; j++)
+        plain_tables += pc->insns[j].op == WD_OP_BR_TABLE;
+    CHECK_EQ(tables, 3); /* the head's and a copy for each of the two `br`s */
+    CHECK_EQ(plain_tables, 1);
+    wd_func *ff = wd_test_vm_export(&fused, "faa"), *pf = wd_test_vm_export(&plain, "faa");
+    CHECK(ff != NULL && pf != NULL);
+    for (uint32_t start = 0; start < 6; start++) {
+        wd_val args[1] = {{.u64 = start}};
+        wd_status a = wd_eval_invoke(&fused.t, ff, args, &fused.err);
+        wd_status b = wd_eval_invoke(&plain.t, pf, args, &plain.err);
+        CHECK_EQ(a, b);
+        CHECK_EQ(fused.t.ticks, plain.t.ticks);
+        if (start == 0) {
+            CHECK_EQ(a, WD_OK);
+            CHECK_EQ(wd_eval_results(&fused.t)[0].u32, 12); /* ((0 + 1) * 3 + 1) * 3 */
+            CHECK_EQ(wd_eval_results(&plain.t)[0].u32, 12);
+        } else if (start == 5) {
+            CHECK(a != WD_OK); /* off the end of memory */
+        } else if (a == WD_OK) {
+            CHECK_EQ(wd_eval_results(&fused.t)[0].u32, wd_eval_results(&plain.t)[0].u32);
+        }
+    }
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}
