@@ -119,7 +119,7 @@ enum {
 #endif
 
 /* Facts about an opcode for the peephole pass (see the functions that compute them). */
-enum { F_PURE = 1, F_TRAPS = 2 };
+enum { F_PURE = 1, F_TRAPS = 2, F_COPY = 4 }; /* F_COPY: copyable into a loop's back edge */
 
 typedef struct opform {
     uint16_t imm;        /* imm_form */
@@ -893,10 +893,16 @@ static void init_forms(opform *forms)
         f->br[1] = (uint16_t)branch_form(op, true);
         f->shift = (uint16_t)shift_form(op);
         f->flags = (uint8_t)((pure_producer(op) ? F_PURE : 0) |
-                             (wd_op_traps_with_result(op) ? F_TRAPS : 0));
+                             (wd_op_traps_with_result(op) ? F_TRAPS : 0) |
+                             (pure_producer(op) && !wd_op_has_data(op) ? F_COPY : 0));
     }
-    for (size_t i = 0; i < WD_ARRAY_COUNT(mem_forms); i++) /* one pass, not a search per op */
+    for (size_t i = 0; i < WD_ARRAY_COUNT(mem_forms); i++) { /* one pass, not a search per op */
         memcpy(forms[mem_forms[i][0]].mem, &mem_forms[i][1], sizeof forms->mem);
+        if (wd_op_info[mem_forms[i][0]].kind == WD_KIND_LOAD) /* a load and its fused forms */
+            for (size_t k = 0; k < 3; k++)
+                if (mem_forms[i][k] != 0)
+                    forms[mem_forms[i][k]].flags |= F_COPY;
+    }
 }
 
 /* The lazy operand at height h, or NULL. */
@@ -1618,21 +1624,6 @@ static wd_status do_end_func(xlate *x)
  * pay up to it; a copied entry still waiting for its label's end joins that label's chain. */
 enum { HEAD_MAX = 8, HEAD_ENTRIES_MAX = 64 };
 
-/* Whether an instruction of a loop's head may be copied: it does not branch, carries no DATA,
- * and does nothing but read and write slots (a load may trap). */
-static bool copyable(const xlate *x, uint32_t op)
-{
-    if (wd_op_has_data(op) || op == WD_OP_METER || op == WD_OP_NOP_COST || op == WD_OP_DATA)
-        return false;
-    if (x->forms[op].flags & F_PURE)
-        return true;
-    for (size_t i = 0; i < 7; i++) /* mem_forms' loads */
-        for (size_t k = 0; k < 3; k++)
-            if (mem_forms[i][k] == op)
-                return true;
-    return false;
-}
-
 /* The open frame whose fixup chain holds branch i, or NULL (its target is known). */
 static frame *chain_of(xlate *x, uint32_t i)
 {
@@ -1654,7 +1645,8 @@ static wd_status copy_loop_head(xlate *x, const frame *f, bool *done)
     uint32_t h = f->label, e = h + 1;
     if (x->no_fuse || h >= x->insn_count || x->insns[h].op != WD_OP_METER)
         return WD_OK;
-    while (e < x->insn_count && e - h <= HEAD_MAX && copyable(x, x->insns[e].op))
+    /* copyable (F_COPY): no branch, no DATA, slots only (a load may trap) */
+    while (e < x->insn_count && e - h <= HEAD_MAX && (x->forms[x->insns[e].op].flags & F_COPY))
         e++;
     if (e == h + 1 || e >= x->insn_count || x->insns[e].op != WD_OP_BR_TABLE)
         return WD_OK;
