@@ -542,7 +542,6 @@ typedef struct live_merge {
     uint32_t syms;
     live_walk w;
     bool on;   /* made, and merging */
-    bool done; /* every run merged (so far) */
     bool over; /* failed, or given up (a calling-context tree renumbers the nodes) */
 } live_merge;
 
@@ -605,15 +604,10 @@ static bool lm_slice(live_merge *lm, wd_prof *p, uint32_t max_depth, uint32_t bu
         lm->m.ok = g != NULL;
     }
     int st = LW_END;
-    lm->done = false;
     while (lm->m.ok) {
         st = lw_steps(p, &lm->w, budget, lm_visit, lm_leave, &lm->m);
-        if (st != LW_END)
+        if (st != LW_END || lm->w.run + 1 >= p->runs.count)
             break;
-        if (lm->w.run + 1 >= p->runs.count) {
-            lm->done = true;
-            break;
-        }
         lm->w = lw_start(p, lm->w.run + 1);
     }
     if (!lm->m.ok) {
@@ -631,7 +625,8 @@ static const prof_tree *lm_finish(live_merge *lm, wd_prof *p, uint32_t max_depth
     if (!lm->on)
         return NULL;
     (void)lm_slice(lm, p, max_depth, UINT32_MAX);
-    return lm->on && lm->done ? &lm->out : NULL;
+    bool all = lm->on && lm->w.phase == LW_OVER && lm->w.run + 1 == p->runs.count;
+    return all ? &lm->out : NULL;
 }
 
 /* ---- folded stacks, collapsed ---- */
