@@ -135,13 +135,7 @@ TEST(divk_modules_agree_with_c_and_unfused_ticks)
     static uint8_t bytes[8192];
     size_t size = build(bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, size, "pvm", false, false);
-    ok = wd_test_vm_start(&plain, bytes, size, "pvm", false, true) && ok;
-    if (!ok) {
-        wd_test_vm_stop(&fused);
-        wd_test_vm_stop(&plain);
-    }
-    CHECK(ok);
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, size));
     uint64_t s = 7;
     for (int f = 0; f < FUNCS; f++) {
         int op = f % OPS;

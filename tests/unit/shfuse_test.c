@@ -81,21 +81,33 @@ static void name(size_t i, char out[4])
     out[0] = 'f', out[1] = (char)('a' + i / 26), out[2] = (char)('a' + i % 26), out[3] = 0;
 }
 
-static size_t build(const fn *fns, size_t count, uint8_t *b)
+/* A module of `count` functions, function i exported as name(i), of type type_of(i) in the
+ * type section `types` and with body body_of(i) (written at out, its length returned);
+ * `memory` and `data` the bodies of those sections, when not NULL. */
+typedef struct modspec {
+    const uint8_t *types;
+    size_t types_len, count;
+    uint8_t (*type_of)(size_t i);
+    size_t (*body_of)(size_t i, uint8_t *out);
+    const uint8_t *memory, *data;
+    size_t memory_len, data_len;
+} modspec;
+
+static size_t build_module(const modspec *m, uint8_t *b)
 {
     static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
-    static const uint8_t types[] = {0x02, 0x60, 0x02, 0x7F, 0x7F, 0x01, 0x7F,
-                                    0x60, 0x02, 0x7E, 0x7E, 0x01, 0x7E};
     static uint8_t sec[65536];
     size_t n = sizeof head, k;
     memcpy(b, head, n);
-    n += wd_test_put_section(b + n, 0x01, types, sizeof types);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++)
-        sec[k++] = fns[i].wide;
+    n += wd_test_put_section(b + n, 0x01, m->types, m->types_len);
+    k = wd_test_put_leb(sec, m->count, false);
+    for (size_t i = 0; i < m->count; i++)
+        sec[k++] = m->type_of(i);
     n += wd_test_put_section(b + n, 0x03, sec, k);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++) {
+    if (m->memory != NULL)
+        n += wd_test_put_section(b + n, 0x05, m->memory, m->memory_len);
+    k = wd_test_put_leb(sec, m->count, false);
+    for (size_t i = 0; i < m->count; i++) {
         char nm[4];
         name(i, nm);
         sec[k++] = 3;
@@ -105,15 +117,39 @@ static size_t build(const fn *fns, size_t count, uint8_t *b)
         k += wd_test_put_leb(sec + k, i, false);
     }
     n += wd_test_put_section(b + n, 0x07, sec, k);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++) {
-        uint8_t bd[64];
-        size_t m = body(&fns[i], bd);
-        sec[k++] = (uint8_t)m;
-        memcpy(sec + k, bd, m);
-        k += m;
+    k = wd_test_put_leb(sec, m->count, false);
+    for (size_t i = 0; i < m->count; i++) {
+        uint8_t bd[128];
+        size_t len = m->body_of(i, bd);
+        k += wd_test_put_leb(sec + k, len, false);
+        memcpy(sec + k, bd, len);
+        k += len;
     }
-    return n + wd_test_put_section(b + n, 0x0A, sec, k);
+    n += wd_test_put_section(b + n, 0x0A, sec, k);
+    if (m->data != NULL)
+        n += wd_test_put_section(b + n, 0x0B, m->data, m->data_len);
+    return n;
+}
+
+/* How many of code's instructions have an op in [lo, hi]. */
+static uint32_t count_ops(const wd_code *code, uint32_t lo, uint32_t hi)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < code->insn_count; j++)
+        n += code->insns[j].op >= lo && code->insns[j].op <= hi;
+    return n;
+}
+
+static fn fns[MAX_FNS];
+
+static uint8_t fn_type(size_t i)
+{
+    return fns[i].wide;
+}
+
+static size_t fn_body(size_t i, uint8_t *out)
+{
+    return body(&fns[i], out);
 }
 
 /* What f computes, in C. */
@@ -138,11 +174,6 @@ static uint64_t expect(const fn *f, uint64_t x, uint64_t y)
     return r & mask;
 }
 
-static bool is_fused(uint32_t op)
-{
-    return op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_ROTL_XOR;
-}
-
 static wd_status call(wd_test_vm *v, size_t i, uint64_t x, uint64_t y, uint64_t *out)
 {
     char nm[4];
@@ -159,33 +190,26 @@ static wd_status call(wd_test_vm *v, size_t i, uint64_t x, uint64_t y, uint64_t 
 
 TEST(shfuse_modules_agree_with_c_and_unfused_ticks)
 {
-    static fn fns[MAX_FNS];
+    static const uint8_t types[] = {0x02, 0x60, 0x02, 0x7F, 0x7F, 0x01, 0x7F,
+                                    0x60, 0x02, 0x7E, 0x7E, 0x01, 0x7E};
     static uint8_t bytes[1 << 17];
     size_t count = make_fns(fns);
     CHECK(count <= 26 * 26);
-    size_t size = build(fns, count, bytes);
+    size_t size = build_module(
+        &(modspec){.types = types, .types_len = sizeof types, .count = count,
+                   .type_of = fn_type, .body_of = fn_body},
+        bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, size, "pvm", false, false);
-    ok = wd_test_vm_start(&plain, bytes, size, "pvm", false, true) && ok;
-    if (!ok) {
-        wd_test_vm_stop(&fused);
-        wd_test_vm_stop(&plain);
-    }
-    CHECK(ok);
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, size));
     uint64_t s = 11;
     size_t fused_fns = 0;
     for (size_t i = 0; i < count; i++) {
         const fn *f = &fns[i];
-        const wd_code *code = fused.m->funcs[i].code;
-        uint32_t found = 0;
-        for (uint32_t j = 0; j < code->insn_count; j++)
-            found += is_fused(code->insns[j].op);
+        uint32_t found = count_ops(fused.m->funcs[i].code, WD_OP_I32_XOR_SHL, WD_OP_I64_ROTL_XOR);
         /* one fused instruction, but where the shift's result is kept in a local */
         CHECK_EQ(found, f->shape == TEE ? 0 : 1);
         fused_fns += found;
-        const wd_code *pc = plain.m->funcs[i].code;
-        for (uint32_t j = 0; j < pc->insn_count; j++)
-            CHECK(!is_fused(pc->insns[j].op));
+        CHECK_EQ(count_ops(plain.m->funcs[i].code, WD_OP_I32_XOR_SHL, WD_OP_I64_ROTL_XOR), 0);
         for (int j = 0; j < 40; j++) {
             uint64_t x = j < 4 ? (uint64_t[]){0, 1, UINT64_MAX, 0x8000000080000000u}[j]
                                : (uint64_t)wd_test_rnd(&s, UINT32_MAX) << 32 |
@@ -246,59 +270,34 @@ static uint64_t ma_expect(int shape, bool wide, uint64_t x, uint64_t y, uint64_t
     return wide ? r : r & UINT32_MAX;
 }
 
+static uint8_t ma_type(size_t i)
+{
+    return i >= MSHAPES;
+}
+
+static size_t ma_fn_body(size_t i, uint8_t *out)
+{
+    return ma_body((int)(i % MSHAPES), i >= MSHAPES, out);
+}
+
 TEST(mul_add_fused_agrees_with_c_and_unfused_ticks)
 {
-    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
     static const uint8_t types[] = {0x02, 0x60, 0x03, 0x7F, 0x7F, 0x7F, 0x01, 0x7F,
                                     0x60, 0x03, 0x7E, 0x7E, 0x7E, 0x01, 0x7E};
-    static uint8_t bytes[4096], sec[2048];
-    size_t count = 2 * MSHAPES, n = sizeof head, k;
-    memcpy(bytes, head, n);
-    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++)
-        sec[k++] = (uint8_t)(i >= MSHAPES);
-    n += wd_test_put_section(bytes + n, 0x03, sec, k);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++) {
-        char nm[4];
-        name(i, nm);
-        sec[k++] = 3;
-        memcpy(sec + k, nm, 3);
-        k += 3;
-        sec[k++] = 0x00;
-        k += wd_test_put_leb(sec + k, i, false);
-    }
-    n += wd_test_put_section(bytes + n, 0x07, sec, k);
-    k = wd_test_put_leb(sec, count, false);
-    for (size_t i = 0; i < count; i++) {
-        uint8_t bd[64];
-        size_t m = ma_body((int)(i % MSHAPES), i >= MSHAPES, bd);
-        sec[k++] = (uint8_t)m;
-        memcpy(sec + k, bd, m);
-        k += m;
-    }
-    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
+    static uint8_t bytes[4096];
+    size_t count = 2 * MSHAPES;
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = count,
+                                       .type_of = ma_type, .body_of = ma_fn_body},
+                            bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
-    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
-    if (!ok) {
-        wd_test_vm_stop(&fused);
-        wd_test_vm_stop(&plain);
-    }
-    CHECK(ok);
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
     uint64_t s = 5;
     for (size_t i = 0; i < count; i++) {
         int shape = (int)(i % MSHAPES);
         bool wide = i >= MSHAPES;
-        uint32_t found = 0, in_plain = 0;
-        const wd_code *code = fused.m->funcs[i].code, *pc = plain.m->funcs[i].code;
-        for (uint32_t j = 0; j < code->insn_count; j++)
-            found += code->insns[j].op == (wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD);
-        for (uint32_t j = 0; j < pc->insn_count; j++)
-            in_plain += pc->insns[j].op == WD_OP_I32_MUL_ADD || pc->insns[j].op == WD_OP_I64_MUL_ADD;
-        CHECK_EQ(found, shape == TEE3 ? 0 : 1);
-        CHECK_EQ(in_plain, 0);
+        uint32_t op = wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD;
+        CHECK_EQ(count_ops(fused.m->funcs[i].code, op, op), shape == TEE3 ? 0 : 1);
+        CHECK_EQ(count_ops(plain.m->funcs[i].code, WD_OP_I32_MUL_ADD, WD_OP_I64_MUL_ADD), 0);
         char nm[4];
         name(i, nm);
         wd_func *ff = wd_test_vm_export(&fused, nm), *pf = wd_test_vm_export(&plain, nm);
@@ -345,50 +344,38 @@ static uint32_t rot_expect(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint3
     return a ^ b << 8 ^ c << 16 ^ d << 24;
 }
 
+static uint8_t mov2_type(size_t i)
+{
+    return (uint8_t)i;
+}
+
+static size_t mov2_body(size_t i, uint8_t *out)
+{
+    const uint8_t *b = i == 0 ? swap_body : rot_body;
+    size_t len = i == 0 ? sizeof swap_body : sizeof rot_body;
+    memcpy(out, b, len);
+    return len;
+}
+
 TEST(mov2_moves_agree_with_unfused_ticks)
 {
-    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
     static const uint8_t types[] = {0x02, 0x60, 0x02, 0x7F, 0x7F, 0x01, 0x7F, 0x60, 0x05,
                                     0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x01, 0x7F};
-    static const uint8_t funcs[] = {0x02, 0x00, 0x01};
-    static const uint8_t exports[] = {0x02, 0x03, 'f', 'a', 'a', 0x00, 0x00,
-                                      0x03, 'f', 'a', 'b', 0x00, 0x01};
-    static uint8_t bytes[512], sec[256];
-    size_t n = sizeof head, k = 0;
-    memcpy(bytes, head, n);
-    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
-    n += wd_test_put_section(bytes + n, 0x03, funcs, sizeof funcs);
-    n += wd_test_put_section(bytes + n, 0x07, exports, sizeof exports);
-    sec[k++] = 2;
-    sec[k++] = sizeof swap_body;
-    memcpy(sec + k, swap_body, sizeof swap_body);
-    k += sizeof swap_body;
-    sec[k++] = sizeof rot_body;
-    memcpy(sec + k, rot_body, sizeof rot_body);
-    k += sizeof rot_body;
-    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
+    static uint8_t bytes[512];
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 2,
+                                       .type_of = mov2_type, .body_of = mov2_body},
+                            bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
-    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
-    if (!ok) {
-        wd_test_vm_stop(&fused);
-        wd_test_vm_stop(&plain);
-    }
-    CHECK(ok);
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
     for (uint32_t i = 0; i < 2; i++) {
-        uint32_t pairs = 0, in_plain = 0;
-        const wd_code *code = fused.m->funcs[i].code, *pc = plain.m->funcs[i].code;
-        for (uint32_t j = 0; j < code->insn_count; j++)
-            pairs += code->insns[j].op == WD_OP_MOV2;
-        for (uint32_t j = 0; j < pc->insn_count; j++)
-            in_plain += pc->insns[j].op == WD_OP_MOV2;
-        CHECK(pairs >= 1);
-        CHECK_EQ(in_plain, 0);
+        CHECK(count_ops(fused.m->funcs[i].code, WD_OP_MOV2, WD_OP_MOV2) >= 1);
+        CHECK_EQ(count_ops(plain.m->funcs[i].code, WD_OP_MOV2, WD_OP_MOV2), 0);
     }
     uint64_t s = 9;
     for (int j = 0; j < 40; j++) {
         bool rot = j % 2 == 1;
-        char nm[4] = {'f', 'a', rot ? 'b' : 'a', 0};
+        char nm[4];
+        name(rot, nm);
         wd_func *ff = wd_test_vm_export(&fused, nm), *pf = wd_test_vm_export(&plain, nm);
         CHECK(ff != NULL && pf != NULL);
         wd_val args[5];
@@ -420,43 +407,35 @@ static const uint8_t vm_body[] = {
     0x03, 0x6C, 0x21, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x21, 0x00, 0x0C, 0x01, 0x0B,
     0x20, 0x01, 0x0F, 0x0B, 0x00, 0x0B};
 
+static uint8_t vm_type(size_t i)
+{
+    (void)i;
+    return 0;
+}
+
+static size_t vm_fn_body(size_t i, uint8_t *out)
+{
+    (void)i;
+    memcpy(out, vm_body, sizeof vm_body);
+    return sizeof vm_body;
+}
+
 TEST(loop_head_copies_agree_with_unfused_ticks)
 {
-    static const uint8_t head[] = {0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00};
     static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
-    static const uint8_t funcs[] = {0x01, 0x00};
     static const uint8_t mem[] = {0x01, 0x00, 0x01};
-    static const uint8_t exports[] = {0x01, 0x03, 'f', 'a', 'a', 0x00, 0x00};
     static const uint8_t data[] = {0x01, 0x00, 0x41, 0x00, 0x0B, 0x05, 0x00, 0x01, 0x00, 0x01, 0x02};
-    static uint8_t bytes[512], sec[128];
-    size_t n = sizeof head, k = 0;
-    memcpy(bytes, head, n);
-    n += wd_test_put_section(bytes + n, 0x01, types, sizeof types);
-    n += wd_test_put_section(bytes + n, 0x03, funcs, sizeof funcs);
-    n += wd_test_put_section(bytes + n, 0x05, mem, sizeof mem);
-    n += wd_test_put_section(bytes + n, 0x07, exports, sizeof exports);
-    sec[k++] = 1;
-    sec[k++] = sizeof vm_body;
-    memcpy(sec + k, vm_body, sizeof vm_body);
-    k += sizeof vm_body;
-    n += wd_test_put_section(bytes + n, 0x0A, sec, k);
-    n += wd_test_put_section(bytes + n, 0x0B, data, sizeof data);
+    static uint8_t bytes[512];
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 1,
+                                       .type_of = vm_type, .body_of = vm_fn_body,
+                                       .memory = mem, .memory_len = sizeof mem, .data = data,
+                                       .data_len = sizeof data},
+                            bytes);
     wd_test_vm fused, plain;
-    bool ok = wd_test_vm_start(&fused, bytes, n, "pvm", false, false);
-    ok = wd_test_vm_start(&plain, bytes, n, "pvm", false, true) && ok;
-    if (!ok) {
-        wd_test_vm_stop(&fused);
-        wd_test_vm_stop(&plain);
-    }
-    CHECK(ok);
-    uint32_t tables = 0, plain_tables = 0;
-    const wd_code *code = fused.m->funcs[0].code, *pc = plain.m->funcs[0].code;
-    for (uint32_t j = 0; j < code->insn_count; j++)
-        tables += code->insns[j].op == WD_OP_BR_TABLE;
-    for (uint32_t j = 0; j < pc->insn_count; j++)
-        plain_tables += pc->insns[j].op == WD_OP_BR_TABLE;
-    CHECK_EQ(tables, 3); /* the head's and a copy for each of the two `br`s */
-    CHECK_EQ(plain_tables, 1);
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    /* the head's and a copy for each of the two `br`s */
+    CHECK_EQ(count_ops(fused.m->funcs[0].code, WD_OP_BR_TABLE, WD_OP_BR_TABLE), 3);
+    CHECK_EQ(count_ops(plain.m->funcs[0].code, WD_OP_BR_TABLE, WD_OP_BR_TABLE), 1);
     wd_func *ff = wd_test_vm_export(&fused, "faa"), *pf = wd_test_vm_export(&plain, "faa");
     CHECK(ff != NULL && pf != NULL);
     for (uint32_t start = 0; start < 6; start++) {

@@ -62,6 +62,18 @@ void wd_test_vm_stop(wd_test_vm *v)
     wd_module_free(v->m);
 }
 
+bool wd_test_vm_start_pair(wd_test_vm *fused, wd_test_vm *plain, const uint8_t *bytes,
+                           size_t size)
+{
+    bool ok = wd_test_vm_start(fused, bytes, size, "pvm", false, false);
+    ok = wd_test_vm_start(plain, bytes, size, "pvm", false, true) && ok;
+    if (!ok) {
+        wd_test_vm_stop(fused);
+        wd_test_vm_stop(plain);
+    }
+    return ok;
+}
+
 wd_func *wd_test_vm_export(wd_test_vm *v, const char *name)
 {
     wd_extern e;

@@ -41,6 +41,10 @@ typedef struct wd_test_vm {
 bool wd_test_vm_start(wd_test_vm *v, const uint8_t *bytes, size_t size, const char *model, bool pvm,
                       bool no_fuse);
 void wd_test_vm_stop(wd_test_vm *v);
+/* The module started twice under the pvm tick model, as translated (fused) and as --no-fuse
+ * translates it (plain); false, both stopped, when either fails. */
+bool wd_test_vm_start_pair(wd_test_vm *fused, wd_test_vm *plain, const uint8_t *bytes,
+                           size_t size);
 /* The exported function `name`, or NULL. */
 wd_func *wd_test_vm_export(wd_test_vm *v, const char *name);
 
