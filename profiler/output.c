@@ -12,8 +12,6 @@
 #include "profiler/prof_priv.h"
 #include "profiler/wbuf.h"
 
-#define DEFAULT_MAX_DEPTH 100u
-
 /* wbuf.h's digit table: "0000" to "9999", made by the preprocessor. */
 #define D1(x) x "0" x "1" x "2" x "3" x "4" x "5" x "6" x "7" x "8" x "9"
 #define D2(x) D1(x "0") D1(x "1") D1(x "2") D1(x "3") D1(x "4") D1(x "5") D1(x "6") \
@@ -1289,7 +1287,7 @@ wd_status wd_prof_write_folded(wd_prof *p, FILE *f, bool collapsed, uint32_t max
                                wd_error *err)
 {
     return write_one(p, f, NULL, collapsed ? TL_COLLAPSED : TL_FOLDED,
-                     max_depth == 0 ? DEFAULT_MAX_DEPTH : max_depth, err);
+                     prof_depth(max_depth), err);
 }
 
 wd_status wd_prof_write_chrome(wd_prof *p, FILE *f, const wd_prof_out *o, wd_error *err)
@@ -2035,7 +2033,7 @@ static bool stream_start(wd_prof_files *x)
             setvbuf(s->f[i], NULL, _IONBF, 0);
     }
     if (ok) {
-        uint32_t depth = x->o.max_depth == 0 ? DEFAULT_MAX_DEPTH : x->o.max_depth;
+        uint32_t depth = prof_depth(x->o.max_depth);
         tl_init(&s->tl[0], x->p, &s->ctx[0], &x->o, s->w[0], NULL, NULL, depth);
         tl_init(&s->tl[1], x->p, &s->ctx[1], &x->o, NULL, s->w[1], s->w[2], 0);
         s->made[0] = s->made[1] = s->on = true;
@@ -2093,7 +2091,7 @@ bool wd_prof_files_stream(void *files)
     wd_prof *p = x->p;
     if (p == NULL || !x->created || x->st != WD_OK)
         return false;
-    if (lm_slice(&x->lm, p, prof_svg_depth(&x->o), MERGE_SLICE))
+    if (lm_slice(&x->lm, p, prof_depth(x->o.max_depth), MERGE_SLICE))
         return true;
     if (s->off)
         return false;
@@ -2189,7 +2187,7 @@ static void write_ahead(wd_prof_files *x, int k,
 
 static wd_status folded_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
 {
-    uint32_t depth = x->o.max_depth == 0 ? DEFAULT_MAX_DEPTH : x->o.max_depth;
+    uint32_t depth = prof_depth(x->o.max_depth);
     wbuf *w = new_wbuf(ctx, f);
     if (w == NULL)
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
@@ -2201,7 +2199,7 @@ static wd_status folded_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *
  * touches it no more once the tree is complete), else merged now. */
 static wd_status svg_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
 {
-    const prof_tree *merged = lm_finish(&x->lm, x->p, prof_svg_depth(&x->o));
+    const prof_tree *merged = lm_finish(&x->lm, x->p, prof_depth(x->o.max_depth));
     wd_status st = merged != NULL ? prof_write_svg_merged(x->p, ctx, f, &x->o, merged, err)
                                   : prof_write_svg_in(x->p, ctx, f, &x->o, err);
     lm_free(&x->lm);
@@ -2357,7 +2355,7 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
         x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
     if (!x->done) {
-        const prof_tree *merged = lm_finish(&files->lm, p, prof_svg_depth(o));
+        const prof_tree *merged = lm_finish(&files->lm, p, prof_depth(o->max_depth));
         x->st = merged != NULL ? prof_write_svg_merged(p, p->ctx, x->f, o, merged, &x->err)
                                : wd_prof_write_svg(p, x->f, o, &x->err);
     }

@@ -123,15 +123,16 @@ WD_NODISCARD wd_status wd_prof_write_svg(wd_prof *p, FILE *f, const wd_prof_out 
 WD_NODISCARD wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out *o,
                                          wd_error *err);
 /* The same from the runs merged already (prof_merge_runs with the display groups as keys and
- * prof_svg_depth, or the stream's merge of them as the kernel ran). */
+ * prof_depth, or the stream's merge of them as the kernel ran). */
 struct prof_tree;
 WD_NODISCARD wd_status prof_write_svg_merged(wd_prof *p, wd_ctx *ctx, FILE *f,
                                              const wd_prof_out *o, const struct prof_tree *merged,
                                              wd_error *err);
-/* The SVG's depth: --max-depth, 100 by default; deeper frames count for the one there. */
-static inline uint32_t prof_svg_depth(const wd_prof_out *o)
+/* Where folded stacks and the SVG are cut: --max-depth (max_depth, 0 for the default 100);
+ * deeper frames count for the one there. */
+static inline uint32_t prof_depth(uint32_t max_depth)
 {
-    return o->max_depth ? o->max_depth : 100;
+    return max_depth != 0 ? max_depth : 100;
 }
 
 /* The machine profile, JSON: kernel, tick model, mode, totals, phases, per level and kernel

@@ -661,7 +661,7 @@ wd_status prof_write_svg_in(wd_prof *p, wd_ctx *ctx, FILE *f, const wd_prof_out 
 {
     uint32_t *groups = prof_display_groups_in(p, ctx);
     prof_tree merged;
-    if (groups == NULL || !prof_merge_runs(p, ctx, groups, prof_svg_depth(o), &merged)) {
+    if (groups == NULL || !prof_merge_runs(p, ctx, groups, prof_depth(o->max_depth), &merged)) {
         wd_free(ctx, groups);
         return wd_fail(err, WD_ERR_NOMEM, 0, "out of memory");
     }

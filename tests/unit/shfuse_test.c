@@ -424,7 +424,8 @@ TEST(loop_head_copies_agree_with_unfused_ticks)
 {
     static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
     static const uint8_t mem[] = {0x01, 0x00, 0x01};
-    static const uint8_t data[] = {0x01, 0x00, 0x41, 0x00, 0x0B, 0x05, 0x00, 0x01, 0x00, 0x01, 0x02};
+    static const uint8_t data[] = {0x01, 0x00, 0x41, 0x00, 0x0B, 0x05,
+                                   0x00, 0x01, 0x00, 0x01, 0x02};
     static uint8_t bytes[512];
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 1,
                                        .type_of = vm_type, .body_of = vm_fn_body,
