@@ -573,11 +573,13 @@ static void run_ticks(wd_repl *r, uint64_t n)
      * the instruction that does not fit whole (wd_pvm_advance) */
     uint64_t target = r->t->ticks + n;
     wd_repl_stop why = WD_REPL_GOAL;
-    char where[480];
+    char where[480], store[480];
     bool in_code = false;
+    uint64_t load = UINT64_MAX;
     while (r->t->ticks < target && !wd_repl_finished(r)) {
         uint64_t at = r->t->ticks;
         in_code = wd_repl_where(r, where, sizeof where);
+        load = wd_repl_copy_split(r, store, sizeof store);
         why = wd_repl_drive(r, WD_GOAL_TICKS, target - at);
         if (why != WD_REPL_GOAL || r->t->ticks == at)
             break;
@@ -589,6 +591,11 @@ static void run_ticks(wd_repl *r, uint64_t n)
         r->lag_start = wd_pvm_step_start(r->s.pvm);
         const wd_run_report *run = wd_pvm_current_run(r->s.pvm);
         r->lag_prepare = run != NULL && r->lag_start == run->start;
+        if (in_code && load != UINT64_MAX && target - r->lag_start > load) {
+            /* past a fused load, in the store of its value: name the store */
+            r->lag_start += load;
+            memcpy(where, store, sizeof where);
+        }
         /* not paused in code: kernel_run was still to start */
         snprintf(r->lag_what, sizeof r->lag_what, "%s%s",
                  in_code ? "the instruction at " : "kernel_run's invoke", in_code ? where : "");

@@ -121,6 +121,10 @@ void wd_repl_globals(wd_repl *r);
 /* `func (func[i]) at 0xOFF (file:line)` of the innermost frame of a paused thread into buf;
  * false when it is not paused in wasm code. */
 bool wd_repl_where(wd_repl *r, char *buf, size_t size);
+/* When the instruction a paused thread runs next is a load fused with the store of its
+ * value (decode/ops.def, COPY8...): where its store is (as wd_repl_where) into buf, and the
+ * ticks of its load, after which the store's are; else UINT64_MAX. */
+uint64_t wd_repl_copy_split(wd_repl *r, char *buf, size_t size);
 /* A function's name: its name-section entry, else the name it is exported under, else
  * func[idx] (written to buf). */
 const char *wd_repl_func_name(const wd_module *m, uint32_t idx, char *buf, size_t size);

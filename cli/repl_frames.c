@@ -79,6 +79,24 @@ bool wd_repl_where(wd_repl *r, char *buf, size_t size)
     return true;
 }
 
+uint64_t wd_repl_copy_split(wd_repl *r, char *buf, size_t size)
+{
+    if (!paused(r))
+        return UINT64_MAX;
+    const wd_frame *fr = &r->t->frames[r->t->frame_count - 1];
+    const wd_code *code = fr->func->code;
+    const wd_insn *ip = fr->ip;
+    if (ip == NULL || ip < code->insns || ip + 1 >= code->insns + code->insn_count ||
+        !wd_op_is_copy(ip->op))
+        return UINT64_MAX;
+    uint32_t i = (uint32_t)(ip - code->insns);
+    wd_snap_frame f = snap_of(r->t, 0);
+    f.offset = code->offsets[i + 1]; /* the DATA's: the store's */
+    wd_snapshot s = {&f, 1, r->t->ticks};
+    describe(r, &s, 0, buf, size);
+    return code->costs[i] - ip[1].a;
+}
+
 /* The frames a trap unwound, while its kernel_run's instance is still there. */
 static bool trap_frames(wd_repl *r, const char **reason)
 {

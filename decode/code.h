@@ -82,11 +82,13 @@
  * keeps a 64-bit constant operand in a DATA after its instruction; fuses a shift or rotation
  * by an immediate with the xor, or or add that consumes it, and a xor with the rotation of
  * its result (the count in the instruction's `k`); a multiplication with the add of its
- * product (the addend's slot in `k`); two moves in a row (MOV2); copies a loop's head
- * that is a few simple instructions and a br_table to each `br` back to it (translate.c,
- * copy_loop_head: an interpreter's dispatch without the JMP to it); and makes an i32
- * division or remainder by a constant a multiplication by its reciprocal (ops.def, *_K),
- * or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
+ * product (the addend's slot in `k`); two moves in a row (MOV2); a load and the store of the
+ * value it loaded (COPY8..COPY64_RI, memcpy's loops: a DATA after it holds the store's cost,
+ * refunded when the load traps, and its code offset, where a trap in the store is reported);
+ * copies a loop's head that is a few simple instructions and a br_table to each `br` back
+ * to it (translate.c, copy_loop_head: an interpreter's dispatch without the JMP to it); and
+ * makes an i32 division or remainder by a constant a multiplication by its reciprocal
+ * (ops.def, *_K), or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
  * what it replaces; executed alone it is one step. An instruction that can trap
  * (wd_op_traps_with_result) writes a local only when a `local.set` (or a `local.tee` that
  * costs the same) was folded into it, with nothing else: when it traps, the set's cost
@@ -192,7 +194,14 @@ static inline bool wd_op_is_cond_branch(uint32_t op)
 /* An instruction followed by a DATA carrying more of its operands (not a BR_TABLE). */
 static inline bool wd_op_has_data(uint32_t op)
 {
-    return op >= WD_OP_I64_ADD_W && op <= WD_OP_I32_REM_U_K;
+    return (op >= WD_OP_I64_ADD_W && op <= WD_OP_I32_REM_U_K) ||
+           (op >= WD_OP_COPY8 && op <= WD_OP_COPY64_RI);
+}
+
+/* A load fused with the store of what it loaded (ops.def, COPY8...). */
+static inline bool wd_op_is_copy(uint32_t op)
+{
+    return op >= WD_OP_COPY8 && op <= WD_OP_COPY64_RI;
 }
 
 /* The quotient of n by d (2 <= d < 2^32) given m = ceil(2^64 / d) = UINT64_MAX / d + 1:

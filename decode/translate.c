@@ -874,7 +874,8 @@ static bool pure_producer(uint32_t op)
 {
     if (op == WD_OP_MOV || op == WD_OP_MOV2 || op == WD_OP_CONST32 || op == WD_OP_CONST64 ||
         op == WD_OP_GLOBAL_GET || (op >= WD_OP_I32_ADD_I && op <= WD_OP_I64_GE_U_I) ||
-        (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_MUL_ADD) || wd_op_has_data(op))
+        (op >= WD_OP_I32_XOR_SHL && op <= WD_OP_I64_MUL_ADD) ||
+        (wd_op_has_data(op) && !wd_op_is_copy(op)))
         return true;
     uint8_t kind = wd_op_info[op].kind;
     return (kind == WD_KIND_UN || kind == WD_KIND_BIN) && !wd_op_traps_with_result(op);
@@ -2193,6 +2194,63 @@ WD_INLINE wd_status do_load(xlate *x, uint32_t op, uint32_t align, uint32_t offs
     return push(x, info->t1);
 }
 
+/* How memory instruction op addresses (0: neither way; 1: a slot plus its offset, as the
+ * plain ones; 2: the _RI forms' sum modulo 2^32) and the log2 of its width. */
+static int access_form(uint32_t op, uint32_t *log2w)
+{
+    static const uint16_t ri[][2] = {
+        {WD_OP_I32_LOAD8_S_RI, 0},  {WD_OP_I32_LOAD8_U_RI, 0}, {WD_OP_I32_LOAD16_S_RI, 1},
+        {WD_OP_I32_LOAD16_U_RI, 1}, {WD_OP_I32_LOAD_RI, 2},    {WD_OP_I64_LOAD32_U_RI, 2},
+        {WD_OP_I64_LOAD_RI, 3},     {WD_OP_I32_STORE8_RI, 0},  {WD_OP_I32_STORE16_RI, 1},
+        {WD_OP_I32_STORE_RI, 2},    {WD_OP_I64_STORE32_RI, 2}, {WD_OP_I64_STORE_RI, 3},
+    };
+    uint8_t kind = wd_op_info[op].kind;
+    if (kind == WD_KIND_LOAD || kind == WD_KIND_STORE) {
+        *log2w = wd_op_info[op].t2;
+        return 1;
+    }
+    for (size_t i = 0; i < WD_ARRAY_COUNT(ri); i++) {
+        if (ri[i][0] == op) {
+            *log2w = ri[i][1];
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Store op of slot val at slot addr plus offset off (its form's way), fused with the load
+ * just emitted when val is the stack slot that load wrote and the widths agree: a COPY and
+ * its DATA (ops.def). The COPY is at the load's code offset, the DATA at the store's.
+ * False (nothing done) otherwise. */
+static bool emit_copy(xlate *x, uint32_t op, uint32_t addr, uint32_t val, uint32_t off,
+                      uint32_t h, wd_status *st)
+{
+    wd_insn *l1 = tail(x, 1);
+    uint32_t lw = 0, sw = 0;
+    if (l1 == NULL || val != slot(x, h + 1) || l1->a != val)
+        return false;
+    int lf = access_form(l1->op, &lw), sf = access_form(op, &sw);
+    if (lf == 0 || sf == 0 || lw != sw || wd_op_info[l1->op].kind == WD_KIND_STORE)
+        return false;
+    uint32_t copy = WD_OP_COPY8 + lw, src = l1->b, src_off = l1->c;
+    if (lf != sf) {
+        if ((lf == 1 && src_off != 0) || (sf == 1 && off != 0))
+            return false;
+        copy += 4; /* a plain access at offset 0 is also one modulo 2^32 */
+    } else if (lf == 2) {
+        copy += 4;
+    }
+    uint64_t store_cost = x->pending + x->cur; /* all of it after the load */
+    if (store_cost > UINT32_MAX)
+        return false;
+    uint32_t load_off = x->offs[x->insn_count - 1];
+    drop_last(x);
+    *st = emit_at(x, copy, addr, src, src_off, NULL, load_off);
+    if (*st == WD_OK)
+        put(x, WD_OP_DATA, (uint32_t)store_cost, off, 0, 0, x->op_off);
+    return true;
+}
+
 static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset)
 {
     const wd_opinfo *info = &wd_op_info[op];
@@ -2211,6 +2269,9 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
          * value's operand emits first (fuse_address would find that last, not an add) */
         uint32_t local = l->local, k = (uint32_t)l->k;
         WD_TRY(operand(x, h + 1, &val));
+        wd_status st = WD_OK;
+        if (emit_copy(x, f->mem[1], local, val, k, h, &st))
+            return st;
         return emit(x, f->mem[1], local, val, k, NULL);
     }
     WD_TRY(operand(x, h, &addr));
@@ -2224,6 +2285,9 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
     }
     WD_TRY(operand(x, h + 1, &val));
     fuse_address(x, h, offset, f->mem[0], f->mem[1], &op, &addr, &c);
+    wd_status st = WD_OK;
+    if (emit_copy(x, op, addr, val, c, h, &st))
+        return st;
     return emit(x, op, addr, val, c, NULL);
 }
 

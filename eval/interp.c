@@ -282,8 +282,9 @@ static unsigned fused_load_width(uint32_t op)
     }
 }
 
-/* Whether the instruction at ip, one of wd_op_traps_with_result, traps with the operands
- * it has now, and how: the tests its handler makes before it writes its result. */
+/* Whether the instruction at ip, one of wd_op_traps_with_result (or a COPY's load), traps
+ * with the operands it has now, and how: the tests its handler makes before it writes its
+ * result. */
 static WD_NOINLINE bool traps_now(const wd_insn *ip, const wd_val *fp, uint64_t mem_size,
                                   wd_trap *out)
 {
@@ -313,6 +314,13 @@ static WD_NOINLINE bool traps_now(const wd_insn *ip, const wd_val *fp, uint64_t 
     case WD_OP_I64_TRUNC_F32_U: k = trunc_f32_u64(F32(B), &r); break;
     case WD_OP_I64_TRUNC_F64_S: k = trunc_f64_s64(F64(B), &r); break;
     case WD_OP_I64_TRUNC_F64_U: k = trunc_f64_u64(F64(B), &r); break;
+    case WD_OP_COPY8: case WD_OP_COPY16: case WD_OP_COPY32: case WD_OP_COPY64:
+    case WD_OP_COPY8_RI: case WD_OP_COPY16_RI: case WD_OP_COPY32_RI: case WD_OP_COPY64_RI:
+        /* its load */
+        ea = ip->op >= WD_OP_COPY8_RI ? (uint32_t)(U32(B) + C) : (uint64_t)U32(B) + C;
+        k = ea + (1u << ((ip->op - WD_OP_COPY8) & 3)) > mem_size ? WD_TRAP_MEMORY_OOB
+                                                                 : WD_TRAP_NONE;
+        break;
     default:
         if (wd_op_info[ip->op].kind == WD_KIND_LOAD) {
             ea = (uint64_t)U32(B) + C;
@@ -329,16 +337,22 @@ static WD_NOINLINE bool traps_now(const wd_insn *ip, const wd_val *fp, uint64_t 
 }
 
 /* In slow mode, an instruction that does not fit in the `remaining` ticks but traps with a
- * local.set folded into it: the set never runs, so the Octez PVM runs the instruction and
- * traps, and so must wasmdbg, where the period's last ticks allow the instruction alone
- * (a trap in them would otherwise be Too_many_ticks, one set's cost too early). Its own
- * cost (without the set's) in *cost, its trap in *trap. */
+ * local.set folded into it, or a COPY whose load traps: the set (the store) never runs, so
+ * the Octez PVM runs the instruction (the load) and traps, and so must wasmdbg, where the
+ * period's last ticks allow that part alone (a trap in them would otherwise be
+ * Too_many_ticks, a set's or store's cost too early). Its own cost (without the set's or
+ * store's) in *cost, its trap in *trap. */
 static bool traps_within(const wd_code *code, const wd_insn *ip, const wd_val *fp,
                          uint64_t mem_size, uint64_t remaining, uint64_t *cost, wd_trap *trap)
 {
-    if (!wd_op_traps_with_result(ip->op) || ip->a >= code->local_slots)
+    uint32_t rest;
+    if (wd_op_is_copy(ip->op))
+        rest = ip[1].a;
+    else if (wd_op_traps_with_result(ip->op) && ip->a < code->local_slots)
+        rest = code->set_cost;
+    else
         return false;
-    *cost = code->costs[ip - code->insns] - code->set_cost;
+    *cost = code->costs[ip - code->insns] - rest;
     return *cost <= remaining && traps_now(ip, fp, mem_size, trap);
 }
 
@@ -940,6 +954,38 @@ loop_top:
     STORE(I32_STORE8_I, 1, uint8_t, B)
     STORE(I32_STORE16_I, 2, uint16_t, B)
     STORE(I64_STORE_I, 8, uint64_t, (uint64_t)(int64_t)(int32_t)B)
+    /* a load and the store of its value (ops.def, COPY8...): a trap in the load gives back
+     * the store's cost (the DATA's a); one in the store is the DATA's, at its offset */
+#define COPY(name, T, src, dst)                                                                    \
+    CASE(name)                                                                                     \
+    {                                                                                              \
+        uint64_t s_ = (src), d_ = (dst);                                                           \
+        if (WD_UNLIKELY(s_ + sizeof(T) > mem_size)) {                                              \
+            remaining += ip[1].a;                                                                  \
+            TRAP(WD_TRAP_MEMORY_OOB);                                                              \
+        }                                                                                          \
+        if (WD_UNLIKELY(d_ + sizeof(T) > mem_size)) {                                              \
+            ip++;                                                                                  \
+            TRAP(WD_TRAP_MEMORY_OOB);                                                              \
+        }                                                                                          \
+        T v_;                                                                                      \
+        memcpy(&v_, mem + s_, sizeof(T));                                                          \
+        memcpy(mem + d_, &v_, sizeof(T));                                                          \
+        ip += 2;                                                                                   \
+        JUMP();                                                                                    \
+    }
+#define COPY_SRC    ((uint64_t)U32(B) + C)
+#define COPY_DST    ((uint64_t)U32(A) + ip[1].b)
+#define COPY_SRC_RI ((uint64_t)(uint32_t)(U32(B) + C))
+#define COPY_DST_RI ((uint64_t)(uint32_t)(U32(A) + ip[1].b))
+    COPY(COPY8, uint8_t, COPY_SRC, COPY_DST)
+    COPY(COPY16, uint16_t, COPY_SRC, COPY_DST)
+    COPY(COPY32, uint32_t, COPY_SRC, COPY_DST)
+    COPY(COPY64, uint64_t, COPY_SRC, COPY_DST)
+    COPY(COPY8_RI, uint8_t, COPY_SRC_RI, COPY_DST_RI)
+    COPY(COPY16_RI, uint16_t, COPY_SRC_RI, COPY_DST_RI)
+    COPY(COPY32_RI, uint32_t, COPY_SRC_RI, COPY_DST_RI)
+    COPY(COPY64_RI, uint64_t, COPY_SRC_RI, COPY_DST_RI)
 
     CASE(MEMORY_SIZE)
     {

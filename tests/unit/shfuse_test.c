@@ -458,3 +458,145 @@ TEST(loop_head_copies_agree_with_unfused_ticks)
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }
+
+/* ---- a load and the store of its value (COPY8..COPY64_RI) ---- */
+
+/* Functions (param d s), each a load from s and a store of its value at d:
+ *   P    d; s; load offset 3; store offset 5     plain accesses: COPYn
+ *   P0   the same at offsets 0                   COPYn
+ *   RI   d + 7; s + 9 (i32.add); load; store      sums modulo 2^32: COPYn_RI (a load without
+ *                                                 an _RI form reads its sum's slot at offset
+ *                                                 0: the same; a store without one has its
+ *                                                 sum made after the load: not fused)
+ *   MIX  d; s + 9; load; store offset 4          a sum and an offset: not fused (a load
+ *                                                 without an _RI form: plain, COPYn)
+ *   TEE  d; s; load; tee 2; store                 the value kept in a local: not fused
+ * for each load and store of one width. */
+enum { CP, CP0, CRI, CMIX, CTEE, CSHAPES };
+enum { LOAD_RI = 1, STORE_RI = 2 }; /* which of the two has an _RI form */
+static const uint8_t copy_pairs[][4] = {
+    /* load, store, width, _RI forms */
+    {0x2D, 0x3A, 1, 3}, {0x2C, 0x3A, 1, 3}, {0x2F, 0x3B, 2, 3}, {0x28, 0x36, 4, 3},
+    {0x29, 0x37, 8, 3}, {0x35, 0x3E, 4, 3}, {0x31, 0x3C, 1, 0}, {0x33, 0x3D, 2, 0},
+    {0x34, 0x3E, 4, STORE_RI},
+};
+enum { CPAIRS = WD_ARRAY_COUNT(copy_pairs) };
+
+static uint8_t copy_type(size_t i)
+{
+    (void)i;
+    return 0;
+}
+
+static size_t copy_body(size_t i, uint8_t *b)
+{
+    int shape = (int)(i % CSHAPES);
+    const uint8_t *p = copy_pairs[i / CSHAPES];
+    bool wide = p[0] >= 0x29 && p[0] != 0x2C && p[0] != 0x2D && p[0] != 0x2F;
+    size_t n = 0;
+    b[n++] = 1, b[n++] = 1, b[n++] = wide ? 0x7E : 0x7F; /* local 2 */
+#define GET(i)   (b[n++] = 0x20, b[n++] = (i))
+#define ADD(i, k) (GET(i), b[n++] = 0x41, b[n++] = (k), b[n++] = 0x6A)
+#define MEM(op, off) (b[n++] = (op), b[n++] = 0, b[n++] = (off))
+    switch (shape) {
+    case CP: GET(0), GET(1), MEM(p[0], 3), MEM(p[1], 5); break;
+    case CP0: GET(0), GET(1), MEM(p[0], 0), MEM(p[1], 0); break;
+    case CRI: ADD(0, 7), ADD(1, 9), MEM(p[0], 0), MEM(p[1], 0); break;
+    case CMIX: GET(0), ADD(1, 9), MEM(p[0], 0), MEM(p[1], 4); break;
+    default: GET(0), GET(1), MEM(p[0], 0), b[n++] = 0x22, b[n++] = 2, MEM(p[1], 0);
+    }
+#undef GET
+#undef ADD
+#undef MEM
+    b[n++] = 0x0B;
+    return n;
+}
+
+/* Fills both memories with the same bytes. */
+static void fill_memories(wd_test_vm *a, wd_test_vm *b, uint64_t *s)
+{
+    wd_memory *ma = a->inst->memory, *mb = b->inst->memory;
+    for (uint64_t j = 0; j < ma->size; j++)
+        ma->data[j] = (uint8_t)wd_test_rnd(s, 255);
+    memcpy(mb->data, ma->data, ma->size);
+}
+
+/* Invokes f with tick limit `limit` (ticks from now); when it stops there, resumes it
+ * without one. The first status in *first. */
+static wd_status copy_call(wd_test_vm *v, const char *nm, uint32_t d, uint32_t s, uint64_t limit,
+                           wd_status *first)
+{
+    wd_func *f = wd_test_vm_export(v, nm);
+    if (f == NULL)
+        return WD_ERR_USAGE;
+    wd_val args[2] = {{.u64 = d}, {.u64 = s}};
+    v->err = (wd_error){0};
+    v->t.tick_limit = limit == UINT64_MAX ? UINT64_MAX : v->t.ticks + limit;
+    wd_status st = *first = wd_eval_invoke(&v->t, f, args, &v->err);
+    v->t.tick_limit = UINT64_MAX;
+    if (st == WD_OUT_OF_TICKS)
+        st = wd_eval_resume(&v->t, &v->err);
+    return st;
+}
+
+TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
+{
+    static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
+    static const uint8_t mem[] = {0x01, 0x00, 0x01};
+    static uint8_t bytes[4096];
+    size_t count = CPAIRS * CSHAPES;
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = count,
+                                       .type_of = copy_type, .body_of = copy_body,
+                                       .memory = mem, .memory_len = sizeof mem},
+                            bytes);
+    wd_test_vm fused, plain;
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    for (size_t i = 0; i < count; i++) {
+        int shape = (int)(i % CSHAPES);
+        const wd_code *fc = fused.m->funcs[i].code;
+        uint32_t copies = count_ops(fc, WD_OP_COPY8, WD_OP_COPY64_RI);
+        uint8_t forms = copy_pairs[i / CSHAPES][3];
+        bool fuses = shape == CP || shape == CP0 || (shape == CRI && (forms & STORE_RI)) ||
+                     (shape == CMIX && !(forms & LOAD_RI));
+        CHECK_EQ(copies, fuses ? 1u : 0u);
+        CHECK_EQ(count_ops(plain.m->funcs[i].code, WD_OP_COPY8, WD_OP_COPY64_RI), 0);
+        uint32_t ri = count_ops(fc, WD_OP_COPY8_RI, WD_OP_COPY64_RI);
+        CHECK_EQ(ri, shape == CRI && fuses ? 1u : 0u);
+    }
+    uint64_t s = 17;
+    for (size_t i = 0; i < count; i++) {
+        char nm[4];
+        name(i, nm);
+        uint32_t w = copy_pairs[i / CSHAPES][2];
+        for (int j = 0; j < 24; j++) {
+            /* in bounds, at the end of memory (the load's or the store's trap), or wrapping */
+            uint32_t at[] = {wd_test_rnd(&s, 60000), 65536 - w - (uint32_t)wd_test_rnd(&s, 12),
+                             UINT32_MAX - (uint32_t)wd_test_rnd(&s, 12)};
+            uint32_t d = at[j % 3 == 1 ? (j / 3) % 3 : 0], sa = at[j % 3];
+            fill_memories(&fused, &plain, &s);
+            wd_status f0, p0;
+            uint64_t fb = fused.t.ticks, pb = plain.t.ticks;
+            wd_status p = copy_call(&plain, nm, d, sa, UINT64_MAX, &p0);
+            wd_status f = copy_call(&fused, nm, d, sa, UINT64_MAX, &f0);
+            CHECK_EQ(f, p);
+            uint64_t cost = plain.t.ticks - pb;
+            CHECK_EQ(fused.t.ticks - fb, cost);
+            if (p == WD_TRAP) {
+                CHECK_EQ(fused.err.trap, plain.err.trap);
+                CHECK_EQ(fused.err.offset, plain.err.offset);
+            }
+            CHECK(memcmp(fused.inst->memory->data, plain.inst->memory->data, 65536) == 0);
+            /* limits within the last ticks: a load that traps in them traps either way */
+            for (uint64_t lim = cost > 24 ? cost - 24 : 0; lim <= cost; lim++) {
+                fb = fused.t.ticks, pb = plain.t.ticks;
+                p = copy_call(&plain, nm, d, sa, lim, &p0);
+                f = copy_call(&fused, nm, d, sa, lim, &f0);
+                CHECK_EQ(f, p);
+                CHECK_EQ(f0 == WD_TRAP, p0 == WD_TRAP);
+                CHECK_EQ(fused.t.ticks - fb, plain.t.ticks - pb);
+            }
+        }
+    }
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}

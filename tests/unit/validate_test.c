@@ -1090,11 +1090,12 @@ TEST(validate_lazy_operands)
          19, "meter 9 0 0|i32.store8_rri 0 1 1|br_i32.and_nz_imm 5 0 4|meter 1 0 0|nop 0 0 0|"
          "meter 0 0 0|return 2 0 0"},
         /* local.get 0; i32.const 1; i32.add; local.get 1; i32.const 1; i32.add;
-         * i32.load8_u; i32.store8: both sums lazy (LZ_ADDK), both accesses fused */
+         * i32.load8_u; i32.store8: both sums lazy (LZ_ADDK), both accesses fused, and the
+         * load with the store of its value (a COPY, its DATA the store's cost and offset) */
         {"ii", "", "",
          {0x00, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x20, 0x01, 0x41, 0x01, 0x6A, 0x2D, 0x00, 0x00,
           0x3A, 0x00, 0x00, 0x0B},
-         18, "meter 9 0 0|i32.load8_u_ri 3 1 1|i32.store8_ri 0 3 1|return 2 0 0"},
+         18, "meter 9 0 0|copy8_ri 0 1 1|data 1 1 0|return 2 0 0"},
         /* i32.const 4; local.get 0; i32.add; i32.const 2; i32.add; i32.load: one sum */
         {"i", "i", "", {0x00, 0x41, 0x04, 0x20, 0x00, 0x6A, 0x41, 0x02, 0x6A, 0x28, 0x02, 0x00,
                         0x0B},
