@@ -1618,11 +1618,14 @@ static wd_status do_end_func(xlate *x)
 
 /* ---- a loop's dispatch copied to its back edges ----
  * A `br` back to a loop whose head is a few simple instructions and a br_table (an
- * interpreter's switch loop: the opcode loaded, then dispatched) takes a copy of that head
- * instead of a JMP to it: one dispatch less per iteration. The copies go into the branching
- * block, which pays for them (their costs as the head's, the branch's own with the first
- * copy); a copied load traps at the head's code offset, paying what the branch and the head
- * pay up to it; a copied entry still waiting for its label's end joins that label's chain. */
+ * interpreter's switch loop: the opcode loaded, then dispatched), or up to that many and a
+ * conditional branch (a `continue` to a loop that tests first), takes a copy of that head
+ * instead of a JMP to it: one dispatch less per iteration (a conditional branch's copy is
+ * followed by an empty block and a JMP to where the head falls through, as many dispatches
+ * as before when not taken). The copies go into the branching block, which pays for them
+ * (their costs as the head's, the branch's own with the first copy); a copied load traps at
+ * the head's code offset, paying what the branch and the head pay up to it; a copied branch
+ * or entry still waiting for its label's end joins that label's chain. */
 enum { HEAD_MAX = 8, HEAD_ENTRIES_MAX = 64 };
 
 /* The open frame whose fixup chain holds branch i, or NULL (its target is known). */
@@ -1649,11 +1652,21 @@ static wd_status copy_loop_head(xlate *x, const frame *f, bool *done)
     /* copyable (F_COPY): no branch, no DATA, slots only (a load may trap) */
     while (e < x->insn_count && e - h <= HEAD_MAX && (x->forms[x->insns[e].op].flags & F_COPY))
         e++;
-    if (e == h + 1 || e >= x->insn_count || x->insns[e].op != WD_OP_BR_TABLE)
+    if (e >= x->insn_count)
         return WD_OK;
-    uint32_t entries = x->insns[e].b, last = e + entries;
-    if (entries > HEAD_ENTRIES_MAX || last >= x->insn_count)
-        return WD_OK;
+    bool cond = wd_op_is_cond_branch(x->insns[e].op);
+    uint32_t last = e;
+    if (cond) { /* its fall-through, a block's METER, follows it */
+        if (e + 1 >= x->insn_count || x->insns[e + 1].op != WD_OP_METER)
+            return WD_OK;
+    } else {
+        if (e == h + 1 || x->insns[e].op != WD_OP_BR_TABLE)
+            return WD_OK;
+        uint32_t entries = x->insns[e].b;
+        last = e + entries;
+        if (entries > HEAD_ENTRIES_MAX || last >= x->insn_count)
+            return WD_OK;
+    }
     /* the branch's own cost goes with the first copy (a trap there keeps it: a trapping
      * instruction's cost is paid, what follows it refunded) */
     uint64_t own = x->pending + x->cur, head = 0;
@@ -1661,7 +1674,7 @@ static wd_status copy_loop_head(xlate *x, const frame *f, bool *done)
         head += x->icosts[i];
     if ((uint64_t)x->charge + head + own > UINT32_MAX)
         return WD_OK;
-    WD_TRY(reserve(x, last - h));
+    WD_TRY(reserve(x, last - h + 2));
     if (!x->open)
         open_block(x);
     for (uint32_t i = h + 1; i <= last; i++) {
@@ -1669,13 +1682,20 @@ static wd_status copy_loop_head(xlate *x, const frame *f, bool *done)
         uint32_t j = put(x, x->insns[i].op, 0, 0, 0, (uint32_t)cost, x->offs[i]);
         x->insns[j] = x->insns[i];
         x->charge += (uint32_t)cost;
-        frame *g = x->insns[i].op == WD_OP_DATA ? chain_of(x, i) : NULL;
+        frame *g = i == e ? (cond ? chain_of(x, i) : NULL)
+                   : x->insns[i].op == WD_OP_DATA ? chain_of(x, i)
+                                                  : NULL;
         if (g != NULL)
             link_branch(x, g, j);
     }
     x->pending = x->cur = 0;
     x->pending_off = NONE;
     close_block(x);
+    if (cond) { /* not taken: on to the head's fall-through */
+        open_block(x);
+        put(x, WD_OP_JMP, e + 1, 0, 0, 0, x->offs[e]);
+        close_block(x);
+    }
     *done = true;
     return WD_OK;
 }

@@ -600,3 +600,78 @@ TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }
+
+/* ---- a loop's conditional head copied to its back edges ---- */
+
+/* strlen(p) as a loop whose head loads a byte and leaves on zero (br_if out), its `br` back
+ * taking a copy of the load and the branch, whose target (the block's end) is still to be
+ * known then; and a countdown (3 * n) whose head is the branch alone. Past the end of memory
+ * (six non-zero bytes there) the copied load traps. */
+static const uint8_t strlen_body[] = {
+    0x01, 0x01, 0x7F, 0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x2D, 0x00, 0x00, 0x45, 0x0D,
+    0x01, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x21, 0x00, 0x20, 0x01, 0x41, 0x01, 0x6A, 0x21,
+    0x01, 0x0C, 0x00, 0x0B, 0x0B, 0x20, 0x01, 0x0B};
+static const uint8_t countdown_body[] = {
+    0x01, 0x01, 0x7F, 0x02, 0x40, 0x03, 0x40, 0x20, 0x00, 0x45, 0x0D, 0x01, 0x20, 0x00,
+    0x41, 0x01, 0x6B, 0x21, 0x00, 0x20, 0x01, 0x41, 0x03, 0x6A, 0x21, 0x01, 0x0C, 0x00,
+    0x0B, 0x0B, 0x20, 0x01, 0x0B};
+
+static size_t cond_head_body(size_t i, uint8_t *out)
+{
+    const uint8_t *b = i == 0 ? strlen_body : countdown_body;
+    size_t len = i == 0 ? sizeof strlen_body : sizeof countdown_body;
+    memcpy(out, b, len);
+    return len;
+}
+
+TEST(conditional_loop_head_copies_agree_with_unfused_ticks)
+{
+    static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
+    static const uint8_t mem[] = {0x01, 0x00, 0x01};
+    static const uint8_t data[] = {0x02, 0x00, 0x41, 0x00, 0x0B, 0x03, 0x61, 0x62, 0x63,
+                                   0x00, 0x41, 0xFA, 0xFF, 0x03, 0x0B, 0x06, 0x78, 0x78,
+                                   0x78, 0x78, 0x78, 0x78};
+    static uint8_t bytes[512];
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 2,
+                                       .type_of = vm_type, .body_of = cond_head_body,
+                                       .memory = mem, .memory_len = sizeof mem, .data = data,
+                                       .data_len = sizeof data},
+                            bytes);
+    wd_test_vm fused, plain;
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    for (uint32_t i = 0; i < 2; i++) {
+        /* the head's branch and its copy */
+        const wd_code *c = fused.m->funcs[i].code;
+        CHECK_EQ(count_ops(c, WD_OP_BR_IF_Z, WD_OP_BR_IF_Z) +
+                     count_ops(c, WD_OP_BR_IF_NZ, WD_OP_BR_IF_NZ),
+                 2);
+    }
+    static const uint32_t args_of[2][7] = {{0, 1, 3, 100, 65530, 65533, 65535},
+                                           {0, 1, 2, 7, 19, 40, 1000}};
+    for (uint32_t i = 0; i < 2; i++) {
+        char nm[4];
+        name(i, nm);
+        wd_func *ff = wd_test_vm_export(&fused, nm), *pf = wd_test_vm_export(&plain, nm);
+        CHECK(ff != NULL && pf != NULL);
+        for (int j = 0; j < 7; j++) {
+            uint32_t arg = args_of[i][j];
+            wd_val args[1] = {{.u64 = arg}};
+            uint64_t fb = fused.t.ticks, pb = plain.t.ticks;
+            wd_status a = wd_eval_invoke(&fused.t, ff, args, &fused.err);
+            wd_status b = wd_eval_invoke(&plain.t, pf, args, &plain.err);
+            CHECK_EQ(a, b);
+            CHECK_EQ(fused.t.ticks - fb, plain.t.ticks - pb);
+            if (i == 0 && arg >= 65530) {
+                CHECK_EQ(a, WD_TRAP); /* off the end of memory, in the copied load */
+                CHECK_EQ(fused.err.offset, plain.err.offset);
+                continue;
+            }
+            CHECK_EQ(a, WD_OK);
+            uint32_t want = i == 1 ? 3 * arg : arg == 0 ? 3 : arg == 1 ? 2 : 0;
+            CHECK_EQ(wd_eval_results(&fused.t)[0].u32, want);
+            CHECK_EQ(wd_eval_results(&plain.t)[0].u32, want);
+        }
+    }
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}
