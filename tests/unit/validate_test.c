@@ -231,6 +231,10 @@ static uint32_t code_violation(const wd_code *c)
             if (i + 1 >= c->insn_count || c->insns[i + 1].op != WD_OP_DATA ||
                 c->costs[i + 1] != 0)
                 return i + 2;
+            /* a COPY's addresses are slots, and its store's cost is within its own */
+            if (wd_op_is_copy(in->op) && (in->a >= c->max_slots || in->b >= c->max_slots ||
+                                          in[1].a > c->costs[i]))
+                return i + 1;
             i++;
             continue;
         }
