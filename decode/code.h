@@ -85,6 +85,7 @@
  * product (the addend's slot in `k`); two moves in a row (MOV2); a load and the store of the
  * value it loaded (COPY8..COPY64_RI, memcpy's loops: a DATA after it holds the store's cost,
  * refunded when the load traps, and its code offset, where a trap in the store is reported);
+ * a store of the i32.add of an immediate before it (I32_STORE_ADDK.., the constant in `k`);
  * copies a loop's head that is a few simple instructions and a br_table to each `br` back
  * to it (translate.c, copy_loop_head: an interpreter's dispatch without the JMP to it); and
  * makes an i32 division or remainder by a constant a multiplication by its reciprocal

@@ -2238,17 +2238,14 @@ static int access_form(uint32_t op, uint32_t *log2w)
     return 0;
 }
 
-/* Store op of slot val at slot addr plus offset off (its form's way), fused with the load
- * just emitted when val is the stack slot that load wrote and the widths agree: a COPY and
+/* Store op of a value at slot addr plus offset off (its form's way), fused with l1, the
+ * load just emitted that wrote the value's stack slot, when the widths agree: a COPY and
  * its DATA (ops.def). The COPY is at the load's code offset, the DATA at the store's.
  * False (nothing done) otherwise. */
-static bool emit_copy(xlate *x, uint32_t op, uint32_t addr, uint32_t val, uint32_t off,
-                      uint32_t h, wd_status *st)
+static bool emit_copy(xlate *x, const wd_insn *l1, uint32_t op, uint32_t addr, uint32_t off,
+                      wd_status *st)
 {
-    wd_insn *l1 = tail(x, 1);
     uint32_t lw = 0, sw = 0;
-    if (l1 == NULL || val != slot(x, h + 1) || l1->a != val)
-        return false;
     int lf = access_form(l1->op, &lw), sf = access_form(op, &sw);
     if (lf == 0 || sf == 0 || lw != sw || wd_op_info[l1->op].kind == WD_KIND_STORE)
         return false;
@@ -2271,6 +2268,43 @@ static bool emit_copy(xlate *x, uint32_t op, uint32_t addr, uint32_t val, uint32
     return true;
 }
 
+/* Store op of a value at slot addr plus off (its form's way), fused with l1, the i32.add
+ * of an immediate just emitted that wrote the value's stack slot, when the immediate fits
+ * 16 bits (ops.def, I32_STORE_ADDK..). False (nothing done) for other stores. */
+static bool emit_store_addk(xlate *x, const wd_insn *l1, uint32_t op, uint32_t addr,
+                            uint32_t off, wd_status *st)
+{
+    if ((int32_t)l1->c != (int16_t)l1->c)
+        return false;
+    uint32_t f = op == WD_OP_I32_STORE      ? WD_OP_I32_STORE_ADDK
+                 : op == WD_OP_I32_STORE8    ? WD_OP_I32_STORE8_ADDK
+                 : op == WD_OP_I32_STORE_RI  ? WD_OP_I32_STORE_RI_ADDK
+                 : op == WD_OP_I32_STORE8_RI ? WD_OP_I32_STORE8_RI_ADDK
+                                             : 0;
+    if (f == 0)
+        return false;
+    uint32_t src = l1->b, k = l1->c, idx = 0;
+    drop_last(x);
+    *st = emit(x, f, addr, src, off, &idx);
+    if (*st == WD_OK)
+        x->insns[idx].k = (uint16_t)k;
+    return true;
+}
+
+/* Store op of slot val at slot addr plus off fused with what computed the value just
+ * before it, a load (emit_copy) or an i32.add of an immediate (emit_store_addk), when val is
+ * the stack slot it wrote (*st the emission's status). False (nothing done) otherwise. */
+WD_INLINE bool fuse_store(xlate *x, uint32_t op, uint32_t addr, uint32_t val, uint32_t off,
+                          uint32_t h, wd_status *st)
+{
+    const wd_insn *l1 = tail(x, 1);
+    if (l1 == NULL || l1->a != val || val != slot(x, h + 1))
+        return false;
+    if (l1->op == WD_OP_I32_ADD_I)
+        return emit_store_addk(x, l1, op, addr, off, st);
+    return emit_copy(x, l1, op, addr, off, st);
+}
+
 static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset)
 {
     const wd_opinfo *info = &wd_op_info[op];
@@ -2290,7 +2324,7 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
         uint32_t local = l->local, k = (uint32_t)l->k;
         WD_TRY(operand(x, h + 1, &val));
         wd_status st = WD_OK;
-        if (emit_copy(x, f->mem[1], local, val, k, h, &st))
+        if (fuse_store(x, f->mem[1], local, val, k, h, &st))
             return st;
         return emit(x, f->mem[1], local, val, k, NULL);
     }
@@ -2306,7 +2340,7 @@ static wd_status do_store(xlate *x, uint32_t op, uint32_t align, uint32_t offset
     WD_TRY(operand(x, h + 1, &val));
     fuse_address(x, h, offset, f->mem[0], f->mem[1], &op, &addr, &c);
     wd_status st = WD_OK;
-    if (emit_copy(x, op, addr, val, c, h, &st))
+    if (fuse_store(x, op, addr, val, c, h, &st))
         return st;
     return emit(x, op, addr, val, c, NULL);
 }

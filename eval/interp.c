@@ -954,6 +954,12 @@ loop_top:
     STORE(I32_STORE8_I, 1, uint8_t, B)
     STORE(I32_STORE16_I, 2, uint16_t, B)
     STORE(I64_STORE_I, 8, uint64_t, (uint64_t)(int64_t)(int32_t)B)
+#define ADDK (U32(B) + (uint32_t)(int32_t)(int16_t)ip->k)
+    STORE(I32_STORE_ADDK, 4, uint32_t, ADDK)
+    STORE(I32_STORE8_ADDK, 1, uint8_t, ADDK)
+    STORE_AT(I32_STORE_RI_ADDK, EA_SRI, 4, uint32_t, ADDK)
+    STORE_AT(I32_STORE8_RI_ADDK, EA_SRI, 1, uint8_t, ADDK)
+#undef ADDK
     /* a load and the store of its value (ops.def, COPY8...): a trap in the load gives back
      * the store's cost (the DATA's a); one in the store is the DATA's, at its offset */
 #define COPY(name, T, src, dst)                                                                    \

@@ -675,3 +675,79 @@ TEST(conditional_loop_head_copies_agree_with_unfused_ticks)
     wd_test_vm_stop(&fused);
     wd_test_vm_stop(&plain);
 }
+
+/* ---- a store of a slot plus a small constant (I32_STORE_ADDK..) ---- */
+
+/* Functions (param d v), each storing v + k at d, for i32.store and i32.store8:
+ *   P    d; v; k; add; store offset 3             I32_STORE(8)_ADDK
+ *   RI   d + 7 (i32.add); v; k; add; store        I32_STORE(8)_RI_ADDK
+ *   TEE  d; v; k; add; tee 2; store               the sum kept in a local: not fused
+ * with k = 5, -3, 32767, -32768 and 40000 (over 16 bits: not fused). */
+enum { AP, ARI, ATEE, ASHAPES };
+static const int32_t addks[] = {5, -3, 32767, -32768, 40000};
+enum { ADDKS = WD_ARRAY_COUNT(addks), AFNS = 2 * ASHAPES * ADDKS };
+
+static size_t addk_body(size_t i, uint8_t *b)
+{
+    int shape = (int)(i % ASHAPES);
+    int32_t k = addks[i / ASHAPES % ADDKS];
+    uint8_t store = i / (ASHAPES * ADDKS) ? 0x3A : 0x36;
+    size_t n = 0;
+    b[n++] = 1, b[n++] = 1, b[n++] = 0x7F; /* local 2 */
+    b[n++] = 0x20, b[n++] = 0;
+    if (shape == ARI)
+        b[n++] = 0x41, b[n++] = 7, b[n++] = 0x6A;
+    b[n++] = 0x20, b[n++] = 1, b[n++] = 0x41;
+    n += wd_test_put_leb(b + n, (uint64_t)(int64_t)k, true);
+    b[n++] = 0x6A;
+    if (shape == ATEE)
+        b[n++] = 0x22, b[n++] = 2;
+    b[n++] = store, b[n++] = 0, b[n++] = shape == AP ? 3 : 0;
+    b[n++] = 0x0B;
+    return n;
+}
+
+TEST(store_addk_fused_agrees_with_unfused_ticks_traps_and_memory)
+{
+    static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
+    static const uint8_t mem[] = {0x01, 0x00, 0x01};
+    static uint8_t bytes[4096];
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = AFNS,
+                                       .type_of = copy_type, .body_of = addk_body,
+                                       .memory = mem, .memory_len = sizeof mem},
+                            bytes);
+    wd_test_vm fused, plain;
+    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    uint64_t s = 23;
+    for (size_t i = 0; i < AFNS; i++) {
+        int shape = (int)(i % ASHAPES);
+        bool fits = addks[i / ASHAPES % ADDKS] == (int16_t)addks[i / ASHAPES % ADDKS];
+        uint32_t fused_ops =
+            count_ops(fused.m->funcs[i].code, WD_OP_I32_STORE_ADDK, WD_OP_I32_STORE8_RI_ADDK);
+        CHECK_EQ(fused_ops, shape != ATEE && fits ? 1u : 0u);
+        CHECK_EQ(count_ops(plain.m->funcs[i].code, WD_OP_I32_STORE_ADDK,
+                           WD_OP_I32_STORE8_RI_ADDK),
+                 0);
+        char nm[4];
+        name(i, nm);
+        for (int j = 0; j < 12; j++) {
+            /* in bounds, at the end of memory, or wrapping (the RI form's sum) */
+            uint32_t d = j % 3 == 0   ? wd_test_rnd(&s, 60000)
+                         : j % 3 == 1 ? 65536 - 4 - (uint32_t)wd_test_rnd(&s, 8)
+                                      : UINT32_MAX - (uint32_t)wd_test_rnd(&s, 6);
+            uint32_t v = wd_test_rnd(&s, UINT32_MAX);
+            fill_memories(&fused, &plain, &s);
+            wd_status f0, p0;
+            uint64_t fb = fused.t.ticks, pb = plain.t.ticks;
+            wd_status p = copy_call(&plain, nm, d, v, UINT64_MAX, &p0);
+            wd_status f = copy_call(&fused, nm, d, v, UINT64_MAX, &f0);
+            CHECK_EQ(f, p);
+            CHECK_EQ(fused.t.ticks - fb, plain.t.ticks - pb);
+            if (p == WD_TRAP)
+                CHECK_EQ(fused.err.offset, plain.err.offset);
+            CHECK(memcmp(fused.inst->memory->data, plain.inst->memory->data, 65536) == 0);
+        }
+    }
+    wd_test_vm_stop(&fused);
+    wd_test_vm_stop(&plain);
+}

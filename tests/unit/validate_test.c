@@ -164,7 +164,8 @@ static const char *code_text(const wd_code *c)
         if (in->op == WD_OP_CONST64)
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %u %" PRIu64, sep,
                                   wd_op_names[in->op], in->a, in->bc);
-        else if (in->op == WD_OP_MOV2) /* its second source is k */
+        else if (in->op == WD_OP_MOV2 || /* its second source is k, or the value's addend */
+                 (in->op >= WD_OP_I32_STORE_ADDK && in->op <= WD_OP_I32_STORE8_RI_ADDK))
             n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s %u %u %u %u", sep,
                                   wd_op_names[in->op], in->a, in->b, in->c, in->k);
         else
@@ -279,6 +280,9 @@ static uint32_t code_violation(const wd_code *c)
         /* a MOV2's second source, and a fused add's addend, are slots (I32_MUL_ADD) */
         if (in->op == WD_OP_MOV2 && (in->a >= c->max_slots || in->b >= c->max_slots ||
                                      in->c >= c->max_slots || in->k >= c->max_slots))
+            return i + 1;
+        if (in->op >= WD_OP_I32_STORE_ADDK && in->op <= WD_OP_I32_STORE8_RI_ADDK &&
+            (in->a >= c->max_slots || in->b >= c->max_slots))
             return i + 1;
         if ((in->op == WD_OP_I32_MUL_ADD || in->op == WD_OP_I64_MUL_ADD) &&
             (in->a >= c->max_slots || in->b >= c->max_slots || in->c >= c->max_slots ||
@@ -1133,11 +1137,12 @@ TEST(validate_lazy_operands)
          "meter 4 0 0|br_i64.ge_u_imm 5 0 7|meter 2 0 0|const32 1 1 0|jmp 7 0 0|"
          "meter 2 0 0|const32 1 2 0|meter 1 0 0|return 1 1 0"},
         /* local.get 0; i32.const 1; i32.add; local.get 1; i32.const 2; i32.add; i32.store8:
-         * the value's sum emitted, the address's read by the store where it is */
+         * the address's sum read by the store where it is, the value's fused into it (its
+         * constant in k) */
         {"ii", "", "",
          {0x00, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x20, 0x01, 0x41, 0x02, 0x6A, 0x3A, 0x00, 0x00,
           0x0B},
-         15, "meter 8 0 0|i32.add_imm 3 1 2|i32.store8_ri 0 3 1|return 2 0 0"},
+         15, "meter 8 0 0|i32.store8_ri_addk 0 1 1 2|return 2 0 0"},
         /* local.get 0; local.get 0; i32.const 13; i32.shl; i32.xor: x ^ x << 13 */
         {"i", "i", "", {0x00, 0x20, 0x00, 0x20, 0x00, 0x41, 0x0D, 0x74, 0x73, 0x0B}, 10,
          "meter 6 0 0|i32.xor_shl 1 0 0|return 1 1 0"},
