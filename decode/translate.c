@@ -2229,6 +2229,9 @@ static int access_form(uint32_t op, uint32_t *log2w)
         *log2w = wd_op_info[op].t2;
         return 1;
     }
+    if (!(op >= WD_OP_I32_LOAD_RI && op <= WD_OP_I64_LOAD32_U_RI) &&
+        !(op >= WD_OP_I32_STORE_RI && op <= WD_OP_I64_STORE32_RI))
+        return 0; /* most: not searched */
     for (size_t i = 0; i < WD_ARRAY_COUNT(ri); i++) {
         if (ri[i][0] == op) {
             *log2w = ri[i][1];
