@@ -89,10 +89,10 @@
  * copies a loop's head that is a few simple instructions and a br_table to each `br` back
  * to it (translate.c, copy_loop_head: an interpreter's dispatch without the JMP to it); and
  * makes an i32 division or remainder by a constant a multiplication by its reciprocal
- * (ops.def, *_K), or a shift or mask for an unsigned power of two. A fused instruction costs the sum of
- * what it replaces; executed alone it is one step. An instruction that can trap
- * (wd_op_traps_with_result) writes a local only when a `local.set` (or a `local.tee` that
- * costs the same) was folded into it, with nothing else: when it traps, the set's cost
+ * (ops.def, *_K), or a shift or mask for an unsigned power of two. A fused instruction
+ * costs the sum of what it replaces; executed alone it is one step. An instruction that can
+ * trap (wd_op_traps_with_result) writes a local only when a `local.set` (or a `local.tee`
+ * that costs the same) was folded into it, with nothing else: when it traps, the set's cost
  * (wd_code.set_cost) is refunded with those of the instructions after it.
  *
  * References in slots: 0 is null; a funcref is the address of the runtime function
