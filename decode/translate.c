@@ -583,6 +583,15 @@ WD_INLINE wd_status emit(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t
     return emit_at(x, op, a, b, c, idx, x->op_off);
 }
 
+/* Emits op (emit) with `k` set: a fused instruction's count, slot or constant (code.h). */
+static wd_status emit_k(xlate *x, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint16_t k)
+{
+    uint32_t idx = 0;
+    WD_TRY(emit(x, op, a, b, c, &idx));
+    x->insns[idx].k = k;
+    return WD_OK;
+}
+
 /* A NOP_COST: it charges the pending costs where the first of them was. */
 static wd_status emit_nop_cost(xlate *x)
 {
@@ -1195,11 +1204,9 @@ static wd_status emit_shift_fused(xlate *x, uint32_t op, uint32_t shift, uint8_t
         kind = shift_kind(l1, type, &count);
     if (kind < 0)
         return emit(x, op, slot(x, h), lhs, rhs, NULL);
-    uint32_t src = l1->b, other = l1->a == lhs ? rhs : lhs, idx = 0;
+    uint32_t src = l1->b, other = l1->a == lhs ? rhs : lhs;
     drop_last(x);
-    WD_TRY(emit(x, shift + (uint32_t)kind, slot(x, h), src, other, &idx));
-    x->insns[idx].k = (uint16_t)count;
-    return WD_OK;
+    return emit_k(x, shift + (uint32_t)kind, slot(x, h), src, other, (uint16_t)count);
 }
 
 /* Emits rotation `rot` (I32_ROTL_I.. I64_ROTR_I) by `imm` of slot(h), the popped operand at
@@ -1210,12 +1217,11 @@ static wd_status emit_rotl_xor(xlate *x, uint32_t rot, uint8_t type, uint32_t h,
     wd_insn *l1 = tail(x, 1);
     if (l1 == NULL || l1->a != slot(x, h) || l1->op != (wide ? WD_OP_I64_XOR : WD_OP_I32_XOR))
         return emit(x, rot, slot(x, h), slot(x, h), imm, NULL);
-    uint32_t mask = wide ? 63 : 31, b = l1->b, c = l1->c, idx = 0;
+    uint32_t mask = wide ? 63 : 31, b = l1->b, c = l1->c;
     bool right = rot == WD_OP_I32_ROTR_I || rot == WD_OP_I64_ROTR_I;
     drop_last(x);
-    WD_TRY(emit(x, wide ? WD_OP_I64_ROTL_XOR : WD_OP_I32_ROTL_XOR, slot(x, h), b, c, &idx));
-    x->insns[idx].k = (uint16_t)((right ? 0u - imm : imm) & mask);
-    return WD_OK;
+    return emit_k(x, wide ? WD_OP_I64_ROTL_XOR : WD_OP_I32_ROTL_XOR, slot(x, h), b, c,
+                  (uint16_t)((right ? 0u - imm : imm) & mask));
 }
 
 /* Emits add `op` (i32 or i64) of slots lhs and rhs (the popped operands at heights h, h + 1)
@@ -1238,11 +1244,10 @@ static bool emit_mul_add(xlate *x, uint32_t op, uint32_t h, uint32_t lhs, uint32
         return false;
     if (addend > UINT16_MAX)
         return false;
-    uint32_t b = l1->b, c = l1->c, idx = 0;
+    uint32_t b = l1->b, c = l1->c;
     drop_last(x);
-    *st = emit(x, wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD, slot(x, h), b, c, &idx);
-    if (*st == WD_OK)
-        x->insns[idx].k = (uint16_t)addend;
+    *st = emit_k(x, wide ? WD_OP_I64_MUL_ADD : WD_OP_I32_MUL_ADD, slot(x, h), b, c,
+                 (uint16_t)addend);
     return true;
 }
 
@@ -2286,11 +2291,9 @@ static bool emit_store_addk(xlate *x, const wd_insn *l1, uint32_t op, uint32_t a
                                              : 0;
     if (f == 0)
         return false;
-    uint32_t src = l1->b, k = l1->c, idx = 0;
+    uint32_t src = l1->b, k = l1->c;
     drop_last(x);
-    *st = emit(x, f, addr, src, off, &idx);
-    if (*st == WD_OK)
-        x->insns[idx].k = (uint16_t)k;
+    *st = emit_k(x, f, addr, src, off, (uint16_t)k);
     return true;
 }
 
