@@ -81,14 +81,23 @@ static void name(size_t i, char out[4])
     out[0] = 'f', out[1] = (char)('a' + i / 26), out[2] = (char)('a' + i % 26), out[3] = 0;
 }
 
-/* A module of `count` functions, function i exported as name(i), of type type_of(i) in the
- * type section `types` and with body body_of(i) (written at out, its length returned);
- * `memory` and `data` the bodies of those sections, when not NULL. */
+/* A function body given as bytes. */
+typedef struct fbody {
+    const uint8_t *b;
+    size_t len;
+} fbody;
+#define FBODY(a) {(a), sizeof(a)}
+
+/* A module of `count` functions, function i exported as name(i), of type type_of(i) (type
+ * 0 when type_of is NULL) in the type section `types` and with body body_of(i) (written at
+ * out, its length returned), or bodies[i] when body_of is NULL; `memory` and `data` the
+ * bodies of those sections, when not NULL. */
 typedef struct modspec {
     const uint8_t *types;
     size_t types_len, count;
     uint8_t (*type_of)(size_t i);
     size_t (*body_of)(size_t i, uint8_t *out);
+    const fbody *bodies;
     const uint8_t *memory, *data;
     size_t memory_len, data_len;
 } modspec;
@@ -102,7 +111,7 @@ static size_t build_module(const modspec *m, uint8_t *b)
     n += wd_test_put_section(b + n, 0x01, m->types, m->types_len);
     k = wd_test_put_leb(sec, m->count, false);
     for (size_t i = 0; i < m->count; i++)
-        sec[k++] = m->type_of(i);
+        sec[k++] = m->type_of != NULL ? m->type_of(i) : 0;
     n += wd_test_put_section(b + n, 0x03, sec, k);
     if (m->memory != NULL)
         n += wd_test_put_section(b + n, 0x05, m->memory, m->memory_len);
@@ -120,9 +129,14 @@ static size_t build_module(const modspec *m, uint8_t *b)
     k = wd_test_put_leb(sec, m->count, false);
     for (size_t i = 0; i < m->count; i++) {
         uint8_t bd[128];
-        size_t len = m->body_of(i, bd);
+        const uint8_t *body = bd;
+        size_t len;
+        if (m->body_of != NULL)
+            len = m->body_of(i, bd);
+        else
+            body = m->bodies[i].b, len = m->bodies[i].len;
         k += wd_test_put_leb(sec + k, len, false);
-        memcpy(sec + k, bd, len);
+        memcpy(sec + k, body, len);
         k += len;
     }
     n += wd_test_put_section(b + n, 0x0A, sec, k);
@@ -349,21 +363,14 @@ static uint8_t mov2_type(size_t i)
     return (uint8_t)i;
 }
 
-static size_t mov2_body(size_t i, uint8_t *out)
-{
-    const uint8_t *b = i == 0 ? swap_body : rot_body;
-    size_t len = i == 0 ? sizeof swap_body : sizeof rot_body;
-    memcpy(out, b, len);
-    return len;
-}
-
 TEST(mov2_moves_agree_with_unfused_ticks)
 {
     static const uint8_t types[] = {0x02, 0x60, 0x02, 0x7F, 0x7F, 0x01, 0x7F, 0x60, 0x05,
                                     0x7F, 0x7F, 0x7F, 0x7F, 0x7F, 0x01, 0x7F};
+    static const fbody bodies[] = {FBODY(swap_body), FBODY(rot_body)};
     static uint8_t bytes[512];
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 2,
-                                       .type_of = mov2_type, .body_of = mov2_body},
+                                       .type_of = mov2_type, .bodies = bodies},
                             bytes);
     wd_test_vm fused, plain;
     CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
@@ -407,19 +414,6 @@ static const uint8_t vm_body[] = {
     0x03, 0x6C, 0x21, 0x01, 0x20, 0x00, 0x41, 0x01, 0x6A, 0x21, 0x00, 0x0C, 0x01, 0x0B,
     0x20, 0x01, 0x0F, 0x0B, 0x00, 0x0B};
 
-static uint8_t vm_type(size_t i)
-{
-    (void)i;
-    return 0;
-}
-
-static size_t vm_fn_body(size_t i, uint8_t *out)
-{
-    (void)i;
-    memcpy(out, vm_body, sizeof vm_body);
-    return sizeof vm_body;
-}
-
 TEST(loop_head_copies_agree_with_unfused_ticks)
 {
     static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
@@ -428,7 +422,7 @@ TEST(loop_head_copies_agree_with_unfused_ticks)
                                    0x00, 0x01, 0x00, 0x01, 0x02};
     static uint8_t bytes[512];
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 1,
-                                       .type_of = vm_type, .body_of = vm_fn_body,
+                                       .bodies = (const fbody[]){FBODY(vm_body)},
                                        .memory = mem, .memory_len = sizeof mem, .data = data,
                                        .data_len = sizeof data},
                             bytes);
@@ -482,12 +476,6 @@ static const uint8_t copy_pairs[][4] = {
 };
 enum { CPAIRS = WD_ARRAY_COUNT(copy_pairs) };
 
-static uint8_t copy_type(size_t i)
-{
-    (void)i;
-    return 0;
-}
-
 static size_t copy_body(size_t i, uint8_t *b)
 {
     int shape = (int)(i % CSHAPES);
@@ -539,6 +527,27 @@ static wd_status copy_call(wd_test_vm *v, const char *nm, uint32_t d, uint32_t s
     return st;
 }
 
+/* Calls nm(a, b) on both, limited to `limit` ticks from now as copy_call: the same status
+ * (and whether the limited call trapped), ticks, trap and memory. *cost: the plain call's
+ * ticks. A failed check fails the calling test. */
+static void same_outcome(wd_test_vm *fused, wd_test_vm *plain, const char *nm, uint32_t a,
+                         uint32_t b, uint64_t limit, uint64_t *cost)
+{
+    wd_status f0, p0;
+    uint64_t fb = fused->t.ticks, pb = plain->t.ticks;
+    wd_status p = copy_call(plain, nm, a, b, limit, &p0);
+    wd_status f = copy_call(fused, nm, a, b, limit, &f0);
+    *cost = plain->t.ticks - pb;
+    CHECK_EQ(f, p);
+    CHECK_EQ(f0 == WD_TRAP, p0 == WD_TRAP);
+    CHECK_EQ(fused->t.ticks - fb, *cost);
+    if (p == WD_TRAP) {
+        CHECK_EQ(fused->err.trap, plain->err.trap);
+        CHECK_EQ(fused->err.offset, plain->err.offset);
+    }
+    CHECK(memcmp(fused->inst->memory->data, plain->inst->memory->data, 65536) == 0);
+}
+
 TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
 {
     static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
@@ -546,7 +555,7 @@ TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
     static uint8_t bytes[4096];
     size_t count = CPAIRS * CSHAPES;
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = count,
-                                       .type_of = copy_type, .body_of = copy_body,
+                                       .body_of = copy_body,
                                        .memory = mem, .memory_len = sizeof mem},
                             bytes);
     wd_test_vm fused, plain;
@@ -574,27 +583,11 @@ TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
                              UINT32_MAX - (uint32_t)wd_test_rnd(&s, 12)};
             uint32_t d = at[j % 3 == 1 ? (j / 3) % 3 : 0], sa = at[j % 3];
             fill_memories(&fused, &plain, &s);
-            wd_status f0, p0;
-            uint64_t fb = fused.t.ticks, pb = plain.t.ticks;
-            wd_status p = copy_call(&plain, nm, d, sa, UINT64_MAX, &p0);
-            wd_status f = copy_call(&fused, nm, d, sa, UINT64_MAX, &f0);
-            CHECK_EQ(f, p);
-            uint64_t cost = plain.t.ticks - pb;
-            CHECK_EQ(fused.t.ticks - fb, cost);
-            if (p == WD_TRAP) {
-                CHECK_EQ(fused.err.trap, plain.err.trap);
-                CHECK_EQ(fused.err.offset, plain.err.offset);
-            }
-            CHECK(memcmp(fused.inst->memory->data, plain.inst->memory->data, 65536) == 0);
+            uint64_t cost = 0, ignored = 0;
+            same_outcome(&fused, &plain, nm, d, sa, UINT64_MAX, &cost);
             /* limits within the last ticks: a load that traps in them traps either way */
-            for (uint64_t lim = cost > 24 ? cost - 24 : 0; lim <= cost; lim++) {
-                fb = fused.t.ticks, pb = plain.t.ticks;
-                p = copy_call(&plain, nm, d, sa, lim, &p0);
-                f = copy_call(&fused, nm, d, sa, lim, &f0);
-                CHECK_EQ(f, p);
-                CHECK_EQ(f0 == WD_TRAP, p0 == WD_TRAP);
-                CHECK_EQ(fused.t.ticks - fb, plain.t.ticks - pb);
-            }
+            for (uint64_t lim = cost > 24 ? cost - 24 : 0; lim <= cost; lim++)
+                same_outcome(&fused, &plain, nm, d, sa, lim, &ignored);
         }
     }
     wd_test_vm_stop(&fused);
@@ -616,14 +609,6 @@ static const uint8_t countdown_body[] = {
     0x41, 0x01, 0x6B, 0x21, 0x00, 0x20, 0x01, 0x41, 0x03, 0x6A, 0x21, 0x01, 0x0C, 0x00,
     0x0B, 0x0B, 0x20, 0x01, 0x0B};
 
-static size_t cond_head_body(size_t i, uint8_t *out)
-{
-    const uint8_t *b = i == 0 ? strlen_body : countdown_body;
-    size_t len = i == 0 ? sizeof strlen_body : sizeof countdown_body;
-    memcpy(out, b, len);
-    return len;
-}
-
 TEST(conditional_loop_head_copies_agree_with_unfused_ticks)
 {
     static const uint8_t types[] = {0x01, 0x60, 0x01, 0x7F, 0x01, 0x7F};
@@ -631,9 +616,10 @@ TEST(conditional_loop_head_copies_agree_with_unfused_ticks)
     static const uint8_t data[] = {0x02, 0x00, 0x41, 0x00, 0x0B, 0x03, 0x61, 0x62, 0x63,
                                    0x00, 0x41, 0xFA, 0xFF, 0x03, 0x0B, 0x06, 0x78, 0x78,
                                    0x78, 0x78, 0x78, 0x78};
+    static const fbody bodies[] = {FBODY(strlen_body), FBODY(countdown_body)};
     static uint8_t bytes[512];
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = 2,
-                                       .type_of = vm_type, .body_of = cond_head_body,
+                                       .bodies = bodies,
                                        .memory = mem, .memory_len = sizeof mem, .data = data,
                                        .data_len = sizeof data},
                             bytes);
@@ -713,7 +699,7 @@ TEST(store_addk_fused_agrees_with_unfused_ticks_traps_and_memory)
     static const uint8_t mem[] = {0x01, 0x00, 0x01};
     static uint8_t bytes[4096];
     size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = AFNS,
-                                       .type_of = copy_type, .body_of = addk_body,
+                                       .body_of = addk_body,
                                        .memory = mem, .memory_len = sizeof mem},
                             bytes);
     wd_test_vm fused, plain;
@@ -737,15 +723,8 @@ TEST(store_addk_fused_agrees_with_unfused_ticks_traps_and_memory)
                                       : UINT32_MAX - (uint32_t)wd_test_rnd(&s, 6);
             uint32_t v = wd_test_rnd(&s, UINT32_MAX);
             fill_memories(&fused, &plain, &s);
-            wd_status f0, p0;
-            uint64_t fb = fused.t.ticks, pb = plain.t.ticks;
-            wd_status p = copy_call(&plain, nm, d, v, UINT64_MAX, &p0);
-            wd_status f = copy_call(&fused, nm, d, v, UINT64_MAX, &f0);
-            CHECK_EQ(f, p);
-            CHECK_EQ(fused.t.ticks - fb, plain.t.ticks - pb);
-            if (p == WD_TRAP)
-                CHECK_EQ(fused.err.offset, plain.err.offset);
-            CHECK(memcmp(fused.inst->memory->data, plain.inst->memory->data, 65536) == 0);
+            uint64_t cost = 0;
+            same_outcome(&fused, &plain, nm, d, v, UINT64_MAX, &cost);
         }
     }
     wd_test_vm_stop(&fused);
