@@ -2196,14 +2196,20 @@ static wd_status folded_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *
 }
 
 /* The SVG from the runs merged as the kernel ran (the merge finished here: the consumer
- * touches it no more once the tree is complete), else merged now. */
+ * touches it no more once the tree is complete), else merged now; the live merge freed. */
+static wd_status svg_from_runs(live_merge *lm, wd_prof *p, wd_ctx *ctx, FILE *f,
+                               const wd_prof_out *o, wd_error *err)
+{
+    const prof_tree *merged = lm_finish(lm, p, prof_depth(o->max_depth));
+    wd_status st = merged != NULL ? prof_write_svg_merged(p, ctx, f, o, merged, err)
+                                  : prof_write_svg_in(p, ctx, f, o, err);
+    lm_free(lm);
+    return st;
+}
+
 static wd_status svg_early(wd_prof_files *x, wd_ctx *ctx, FILE *f, wd_error *err)
 {
-    const prof_tree *merged = lm_finish(&x->lm, x->p, prof_depth(x->o.max_depth));
-    wd_status st = merged != NULL ? prof_write_svg_merged(x->p, ctx, f, &x->o, merged, err)
-                                  : prof_write_svg_in(x->p, ctx, f, &x->o, err);
-    lm_free(&x->lm);
-    return st;
+    return svg_from_runs(&x->lm, x->p, ctx, f, &x->o, err);
 }
 
 void wd_prof_files_events_setup(wd_prof_files *x, wd_prof *p, const wd_prof_out *o)
@@ -2354,11 +2360,8 @@ wd_status wd_prof_write_files(wd_prof *p, const wd_prof_out *o, wd_prof_files *p
     if (!x->done)
         x->st = wd_prof_write_folded(p, x->f, o->collapsed, o->max_depth, &x->err);
     x = &outs[WD_PROF_FILE_SVG];
-    if (!x->done) {
-        const prof_tree *merged = lm_finish(&files->lm, p, prof_depth(o->max_depth));
-        x->st = merged != NULL ? prof_write_svg_merged(p, p->ctx, x->f, o, merged, &x->err)
-                               : wd_prof_write_svg(p, x->f, o, &x->err);
-    }
+    if (!x->done)
+        x->st = svg_from_runs(&files->lm, p, p->ctx, x->f, o, &x->err);
     x = &outs[WD_PROF_FILE_JSON];
     x->st = wd_prof_write_json(p, x->f, o, &x->err);
     if (taken) {
