@@ -265,6 +265,12 @@ WD_INLINE void br_table_moves(wd_val *fp, const wd_insn *e, uint32_t arity)
 #define PUTF32(v) (fp[A].u64 = f32_bits(v))
 #define PUTF64(v) (fp[A].u64 = f64_bits(v))
 
+/* A COPY's load and store addresses (ops.def, COPY8..): plain, or sums modulo 2^32. */
+#define COPY_SRC    ((uint64_t)U32(B) + C)
+#define COPY_DST    ((uint64_t)U32(A) + ip[1].b)
+#define COPY_SRC_RI ((uint64_t)(uint32_t)(U32(B) + C))
+#define COPY_DST_RI ((uint64_t)(uint32_t)(U32(A) + ip[1].b))
+
 /* The width of what a fused load (the *_RR and *_RI entries of ops.def) reads. */
 static unsigned fused_load_width(uint32_t op)
 {
@@ -317,7 +323,7 @@ static WD_NOINLINE bool traps_now(const wd_insn *ip, const wd_val *fp, uint64_t 
     case WD_OP_COPY8: case WD_OP_COPY16: case WD_OP_COPY32: case WD_OP_COPY64:
     case WD_OP_COPY8_RI: case WD_OP_COPY16_RI: case WD_OP_COPY32_RI: case WD_OP_COPY64_RI:
         /* its load */
-        ea = ip->op >= WD_OP_COPY8_RI ? (uint32_t)(U32(B) + C) : (uint64_t)U32(B) + C;
+        ea = ip->op >= WD_OP_COPY8_RI ? COPY_SRC_RI : COPY_SRC;
         k = ea + (1u << ((ip->op - WD_OP_COPY8) & 3)) > mem_size ? WD_TRAP_MEMORY_OOB
                                                                  : WD_TRAP_NONE;
         break;
@@ -980,10 +986,6 @@ loop_top:
         ip += 2;                                                                                   \
         JUMP();                                                                                    \
     }
-#define COPY_SRC    ((uint64_t)U32(B) + C)
-#define COPY_DST    ((uint64_t)U32(A) + ip[1].b)
-#define COPY_SRC_RI ((uint64_t)(uint32_t)(U32(B) + C))
-#define COPY_DST_RI ((uint64_t)(uint32_t)(U32(A) + ip[1].b))
     COPY(COPY8, uint8_t, COPY_SRC, COPY_DST)
     COPY(COPY16, uint16_t, COPY_SRC, COPY_DST)
     COPY(COPY32, uint32_t, COPY_SRC, COPY_DST)
