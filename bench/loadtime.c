@@ -6,7 +6,7 @@
  * For each module: decode (read, validate and translate every body, with the pvm tick
  * model summed into block charges; in PVM mode, floats rejected, for the files after
  * --pvm) and, when the module has no imports, instantiation (store, link, memories,
- * tables, globals, segments; not the start function), each repeated N times (default 11).
+ * tables, globals, segments; not the start function), each repeated N times (default 61).
  * Prints a markdown table row per module (--header: the table's header first): size,
  * decode time median (min-max), decode speed, instantiation time median (min-max), and
  * the heap decoding takes: its peak, and what the decoded module keeps.
@@ -17,13 +17,18 @@
  * space that places its memory on a huge page (base/alloc.c's new_chunk; never touched,
  * so not resident: big.wasm's decode shows about 15 MB more than it keeps in memory).
  *
+ * Why 61 loads: this machine's speed moves in spells of seconds (bench/README.md), and the
+ * median of 11 decodes of big.wasm (0.6 s) took 107-157 MB/s in twelve runs where that of
+ * 61 (2.8 s) took 135-157, as the kernel rows of the runner take 61 runs for the same
+ * reason. Inputs files are parsed 11 times (--reps sets both): each parse takes 0.1 s.
+ *
  * --threads N: translate the bodies on N threads (default 0: as many as the CPUs, up to 4).
  *
  * --once: decode each module once and print nothing (errors aside), for instruction counts
  * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`.
  *
  * --inputs: the files after it are inputs files (the reference debugger's JSON), each parsed
- * N times in process (wd_inputs_parse, the text read before timing): a second table with
+ * 11 times (or N) in process (wd_inputs_parse, the text read before timing): a second table with
  * their inboxes and messages, the parse time median (min-max), its speed, and the heap
  * parsing takes, peak and kept, jansson's allocations included. */
 #include "decode/decode.h"
@@ -273,7 +278,7 @@ static bool measure(const char *path, int reps, bool once, const wd_decode_opts 
 
 int main(int argc, char **argv)
 {
-    int reps = 11, status = 0, files = 0;
+    int reps = 61, input_reps = 11, status = 0, files = 0;
     bool once = false, header = false, inputs = false;
     json_set_alloc_funcs(json_malloc, json_free);
     wd_decode_opts opts;
@@ -300,7 +305,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--once") == 0) {
             once = true;
         } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = atoi(argv[++i]);
+            reps = input_reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
             opts.threads = (uint32_t)atoi(argv[++i]);
         } else if (strncmp(argv[i], "--", 2) == 0 || reps < 1 || reps > MAX_REPS ||
@@ -312,7 +317,7 @@ int main(int argc, char **argv)
             return 2;
         } else {
             files++;
-            if (inputs ? !measure_inputs(argv[i], reps) : !measure(argv[i], reps, once, &opts))
+            if (inputs ? !measure_inputs(argv[i], input_reps) : !measure(argv[i], reps, once, &opts))
                 status = 1;
         }
     }
