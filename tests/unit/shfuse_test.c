@@ -527,6 +527,21 @@ static wd_status copy_call(wd_test_vm *v, const char *nm, uint32_t d, uint32_t s
     return st;
 }
 
+/* The fused and unfused instances of `count` functions (i32 address, i32 value) -> () with
+ * bodies body_of(i), over one page of memory: the store fusions' tests. */
+static bool start_store_pair(wd_test_vm *fused, wd_test_vm *plain, size_t count,
+                             size_t (*body_of)(size_t i, uint8_t *out))
+{
+    static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
+    static const uint8_t mem[] = {0x01, 0x00, 0x01};
+    static uint8_t bytes[4096];
+    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = count,
+                                       .body_of = body_of, .memory = mem,
+                                       .memory_len = sizeof mem},
+                            bytes);
+    return wd_test_vm_start_pair(fused, plain, bytes, n);
+}
+
 /* Calls nm(a, b) on both, limited to `limit` ticks from now as copy_call: the same status
  * (and whether the limited call trapped), ticks, trap and memory. *cost: the plain call's
  * ticks. A failed check fails the calling test. */
@@ -550,16 +565,9 @@ static void same_outcome(wd_test_vm *fused, wd_test_vm *plain, const char *nm, u
 
 TEST(copy_fused_agrees_with_unfused_ticks_traps_and_memory)
 {
-    static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
-    static const uint8_t mem[] = {0x01, 0x00, 0x01};
-    static uint8_t bytes[4096];
     size_t count = CPAIRS * CSHAPES;
-    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = count,
-                                       .body_of = copy_body,
-                                       .memory = mem, .memory_len = sizeof mem},
-                            bytes);
     wd_test_vm fused, plain;
-    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    CHECK(start_store_pair(&fused, &plain, count, copy_body));
     for (size_t i = 0; i < count; i++) {
         int shape = (int)(i % CSHAPES);
         const wd_code *fc = fused.m->funcs[i].code;
@@ -695,15 +703,8 @@ static size_t addk_body(size_t i, uint8_t *b)
 
 TEST(store_addk_fused_agrees_with_unfused_ticks_traps_and_memory)
 {
-    static const uint8_t types[] = {0x01, 0x60, 0x02, 0x7F, 0x7F, 0x00};
-    static const uint8_t mem[] = {0x01, 0x00, 0x01};
-    static uint8_t bytes[4096];
-    size_t n = build_module(&(modspec){.types = types, .types_len = sizeof types, .count = AFNS,
-                                       .body_of = addk_body,
-                                       .memory = mem, .memory_len = sizeof mem},
-                            bytes);
     wd_test_vm fused, plain;
-    CHECK(wd_test_vm_start_pair(&fused, &plain, bytes, n));
+    CHECK(start_store_pair(&fused, &plain, AFNS, addk_body));
     uint64_t s = 23;
     for (size_t i = 0; i < AFNS; i++) {
         int shape = (int)(i % ASHAPES);
