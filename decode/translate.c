@@ -902,9 +902,9 @@ static void init_forms(opform *forms)
         f->br[0] = (uint16_t)branch_form(op, false);
         f->br[1] = (uint16_t)branch_form(op, true);
         f->shift = (uint16_t)shift_form(op);
-        f->flags = (uint8_t)((pure_producer(op) ? F_PURE : 0) |
-                             (wd_op_traps_with_result(op) ? F_TRAPS : 0) |
-                             (pure_producer(op) && !wd_op_has_data(op) ? F_COPY : 0));
+        bool pure = pure_producer(op);
+        f->flags = (uint8_t)((pure ? F_PURE : 0) | (wd_op_traps_with_result(op) ? F_TRAPS : 0) |
+                             (pure && !wd_op_has_data(op) ? F_COPY : 0));
     }
     for (size_t i = 0; i < WD_ARRAY_COUNT(mem_forms); i++) { /* one pass, not a search per op */
         memcpy(forms[mem_forms[i][0]].mem, &mem_forms[i][1], sizeof forms->mem);
