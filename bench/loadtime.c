@@ -28,8 +28,8 @@
  * of decoding alone: `valgrind --tool=callgrind loadtime --once big.wasm`.
  *
  * --inputs: the files after it are inputs files (the reference debugger's JSON), each parsed
- * 11 times (or N) in process (wd_inputs_parse, the text read before timing): a second table with
- * their inboxes and messages, the parse time median (min-max), its speed, and the heap
+ * 11 times (or N) in process (wd_inputs_parse, the text read before timing): a second table
+ * with their inboxes and messages, the parse time median (min-max), its speed, and the heap
  * parsing takes, peak and kept, jansson's allocations included. */
 #include "decode/decode.h"
 #include "link/link.h"
@@ -317,7 +317,9 @@ int main(int argc, char **argv)
             return 2;
         } else {
             files++;
-            if (inputs ? !measure_inputs(argv[i], input_reps) : !measure(argv[i], reps, once, &opts))
+            bool ok = inputs ? measure_inputs(argv[i], input_reps)
+                             : measure(argv[i], reps, once, &opts);
+            if (!ok)
                 status = 1;
         }
     }
