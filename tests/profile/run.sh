@@ -150,6 +150,28 @@ for lim in 1370:trace.json 200:out; do
     result $ok "tx: a write error in .${lim#*:} is reported (exit $st)" "$tmp/fsize.err"
 done
 
+# Zeros are written ahead of the time-ordered files while the kernel runs (profiler/output.c,
+# fill_ahead), up to half again their foretold size, and cut off when the files are closed.
+# With files limited to 1400 KiB (the largest, the folded stacks, is 1.37 MB without times;
+# the zeros reach past that) and SIGXFSZ as it is, the profile succeeds and its time-ordered
+# files are those of a profile without the limit.
+rm -rf "$tmp/flim" "$tmp/fnolim"
+txargs=(--inputs "$k/tx-kernel.inputs.json" --rollup sr1D7tjtYDmnugNWh8sGW91WJ3TPpCpqX1Dg
+    --no-kernel-debug --without-time --name p)
+(ulimit -f 1400; exec "$wasmdbg" profile "$k/tx-kernel-no-verif.wasm" "${txargs[@]}" \
+    -o "$tmp/flim") >/dev/null 2>"$tmp/flim.err"
+st=$?
+"$wasmdbg" profile "$k/tx-kernel-no-verif.wasm" "${txargs[@]}" -o "$tmp/fnolim" >/dev/null 2>&1
+ok=no
+if [ $st -eq 0 ]; then
+    ok=yes
+    for e in out trace.json speedscope.json; do
+        cmp "$tmp/flim/p.$e" "$tmp/fnolim/p.$e" >>"$tmp/flim.err" 2>&1 || ok=no
+    done
+fi
+result $ok "tx: files limited to 1400 KiB: the profile succeeds, its files whole (exit $st)" \
+    "$tmp/flim.err"
+
 # What the summary says about sections, traps and symbols.
 grep -q '^hash rounds\|  hash rounds$' "$tmp/counter/live.txt" ||
     grep -q ' hash rounds' "$tmp/counter/live.txt" && ok=yes || ok=no
