@@ -153,8 +153,10 @@ done
 # Zeros are written ahead of the time-ordered files while the kernel runs (profiler/output.c,
 # fill_ahead), up to half again their foretold size, and cut off when the files are closed.
 # With files limited to 1400 KiB (the largest, the folded stacks, is 1.37 MB without times;
-# the zeros reach past that) and SIGXFSZ as it is, the profile succeeds and its time-ordered
-# files are those of a profile without the limit.
+# without the limit, under strace, the zeros reached 1.5 MB in it) and SIGXFSZ as it is, the
+# profile succeeds and its time-ordered files are those of a profile without the limit. (A
+# fill past the limit would be cut short there and stop; fill_cap, which keeps a piece from
+# starting past it, is not told apart here.)
 rm -rf "$tmp/flim" "$tmp/fnolim"
 txargs=(--inputs "$k/tx-kernel.inputs.json" --rollup sr1D7tjtYDmnugNWh8sGW91WJ3TPpCpqX1Dg
     --no-kernel-debug --without-time --name p)
