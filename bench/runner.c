@@ -93,14 +93,17 @@ static runtime rts[RT_COUNT] = {
 static workload wls[MAX_WL];
 static int wl_count;
 static const char *node_script = "bench/node_run.mjs";
-/* Where `wasmdbg profile` writes its files, emptied when every run is over, not after each:
- * ext4 without a journal (this machine's) does not reuse an inode freed in the last minute,
- * or five while its inode table block is dirty (recently_deleted), and scans past them, so
- * each deletion made the next profiles' file creations slower (perf of 200 profiles of
- * tx-kernel-no-verif, each directory removed after: 6.9% of the samples in ext4's inode
- * allocation; counter's profile took 4.2 ms instead of 1.9 ms after 10 GB of profiles
- * were deleted), a cost of the harness, not of profiling. A `make bench` started within
- * five minutes of another one, or of deleting many files, pays it on the profile column. */
+/* Where `wasmdbg profile` writes its files, emptied after each profiling run, outside its
+ * time. Kept, a tx-kernel profile's 3.9 MB of page cache comes from memory the machine has
+ * not used before; on a VM that hands free memory back to its host (free page reporting,
+ * as on the machines here), each such 4 KiB page costs a fault in the host when first
+ * written: after 30 to 60 profiles of tx-kernel-no-verif kept, one profile took 11-15 ms
+ * instead of 7.4-8.0 (`run` 6.2 ms), a cost of the harness's 240 MB, not of profiling (a
+ * page the VM has used before takes 2.5 us to touch, a new one 12 us). Deleted, the pages
+ * are reused by the next run. The deletions have a cost of their own on ext4 (an inode
+ * freed in the last minutes is scanned past, not reused): a `make bench` started within five
+ * minutes of another one, or of deleting many files, pays a little of it on the profile
+ * column. */
 static char prof_dir[512];
 
 static void die(const char *fmt, ...)
@@ -337,6 +340,8 @@ static void run_one(enum rt_id rt, workload *w, FILE *tsv, int rep)
         fprintf(stderr, "\nrunner: %s on %s failed (status %d):\n%.400s\n", w->name, rts[rt].name,
                 status, out);
     }
+    if (rt == PROF)
+        empty_dir(prof_dir);
     if (rep == 0 && s->secs > SLOW_SECS && c->limit > SLOW_REPS)
         c->limit = SLOW_REPS;
     fprintf(tsv, "%s\t%s\t%d\t%.6f\t%ld\t%s\t%" PRIu64 "\t%" PRIu64 "\n", w->name, rts[rt].name,
@@ -919,7 +924,6 @@ int main(int argc, char **argv)
     fprintf(tsv, "workload\truntime\trep\tseconds\tmaxrss_kb\tstatus\tvalue\tticks\n");
     run_all(reps, tsv);
     fclose(tsv);
-    empty_dir(prof_dir);
     for (int i = 0; i < wl_count; i++)
         judge(&wls[i]);
     snprintf(path, sizeof path, "%s/table.md", outdir);
