@@ -699,7 +699,9 @@ static wd_status read_data(decoder *d, wd_dataseg *seg)
     seg->bytes_offset = here(d);
     WD_TRY(wd_read_bytes(&d->r, size, &bytes));
     seg->size = size;
-    if (size != 0) {
+    if (size != 0 && d->opts->bytes_kept) {
+        seg->bytes = bytes;
+    } else if (size != 0) {
         seg->bytes = wd_arena_dup(&d->m->arena, bytes, size);
         if (seg->bytes == NULL)
             return nomem(d);

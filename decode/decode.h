@@ -13,9 +13,12 @@ typedef struct wd_decode_opts {
                               (no peephole fusion; code.h): finer single steps, same ticks */
     uint32_t threads;      /* threads translating the bodies: 0 as many as the CPUs (up to 4)
                               for a code section of 64 KiB or more, else 1; N >= 1: N */
+    bool bytes_kept;       /* the caller keeps `bytes` unchanged until wd_module_free: data
+                              segments point into them instead of being copied */
 } wd_decode_opts;
 
-/* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs) and
+/* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs, unless
+ * opts->bytes_kept) and
  * translates every function body. Errors: WD_ERR_MALFORMED, WD_ERR_INVALID (err->offset
  * is the byte offset, err->func_idx the function when in a body), WD_ERR_NOMEM.
  * On success *out is a module owned by the caller (wd_module_free). */

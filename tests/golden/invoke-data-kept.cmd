@@ -1,0 +1,1 @@
+invoke --memory-hash tests/golden/data/data-kept.wat init
