@@ -17,10 +17,10 @@ typedef struct wd_decode_opts {
                               segments point into them instead of being copied */
 } wd_decode_opts;
 
-/* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs, unless
- * opts->bytes_kept) and
- * translates every function body. Errors: WD_ERR_MALFORMED, WD_ERR_INVALID (err->offset
- * is the byte offset, err->func_idx the function when in a body), WD_ERR_NOMEM.
+/* Decodes and validates `bytes` (borrowed; the module keeps copies of what it needs, its
+ * data segments' bytes too unless opts->bytes_kept) and translates every function body.
+ * Errors: WD_ERR_MALFORMED, WD_ERR_INVALID (err->offset is the byte offset, err->func_idx
+ * the function when in a body), WD_ERR_NOMEM.
  * On success *out is a module owned by the caller (wd_module_free). */
 WD_NODISCARD wd_status wd_decode_module(wd_ctx *ctx, const uint8_t *bytes, size_t size,
                                         const wd_decode_opts *opts, wd_module **out,
