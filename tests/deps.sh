@@ -9,6 +9,7 @@
 #   libiberty-dev   the demangler of Rust and C++ symbols in profiles (-liberty)
 #   libedit-dev     the REPL's line editing, history and completion (-ledit)
 #   tmux            the REPL's test in a real terminal (tests/repl/run.sh)
+#   zsh             the check that the zsh completion is valid zsh (tests/install/run.sh)
 #   python3         the Octez tick model and the tests against it (tests/octez)
 #   binaryen        wasm-opt, the random modules of the differential test (tests/difftest)
 #   nodejs          V8, one of the engines the differential test compares wasmdbg with
@@ -25,6 +26,7 @@ command -v wast2json >/dev/null 2>&1 && command -v wat2wasm >/dev/null 2>&1 ||
 [ -f /usr/include/libiberty/demangle.h ] || missing="$missing libiberty-dev"
 [ -f /usr/include/editline/readline.h ] || missing="$missing libedit-dev"
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 command -v wasm-opt >/dev/null 2>&1 || missing="$missing binaryen"
 command -v node >/dev/null 2>&1 || missing="$missing nodejs"
