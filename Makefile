@@ -141,7 +141,7 @@ difftest: deps
 	$(MAKE) --no-print-directory BUILD=release build/release/wasmdbg
 	bash tests/difftest/run.sh build/release/wasmdbg $(DIFF_COUNT) $(DIFF_KERNELS)
 
-# The bundled example: a plain module (kernels/fib.wat, built with wat2wasm --debug-names).
+# The bundled example: the counter kernel (kernels/counter) over its inboxes (README, Quick start).
 run: deps build/wasmdbg
 	build/wasmdbg run kernels/counter/counter.wasm --inputs kernels/counter/counter.inputs.json
 

@@ -98,7 +98,7 @@ static const char *node_script = "bench/node_run.mjs";
  * not used before; on a VM that hands free memory back to its host (free page reporting,
  * as on the machines here), each such 4 KiB page costs a fault in the host when first
  * written: after 30 to 60 profiles of tx-kernel-no-verif kept, one profile took 11-15 ms
- * instead of 7.4-8.0 (`run` 6.2 ms), a cost of the harness's 240 MB, not of profiling (a
+ * instead of 7.3-8.3 (`run` 6.2 ms), a cost of the harness's 240 MB, not of profiling (a
  * page the VM has used before takes 2.5 us to touch, a new one 12 us). Deleted, the pages
  * are reused by the next run. The deletions have a cost of their own on ext4 (an inode
  * freed in the last minutes is scanned past, not reused): a `make bench` started within five

@@ -2170,7 +2170,7 @@ bool wd_prof_files_stream(void *files)
     bool more = stream_slice(x);
     if (s->tl[0].oom || s->tl[1].oom)
         stream_drop(x);
-    return (more && s->on) || (s->on && fill_ahead(x));
+    return s->on && (more || fill_ahead(x));
 }
 
 /* The end of timeline k of the stream: the runs left and the tails, its files closed (their
